@@ -1,0 +1,112 @@
+package org.tidal.yarn;
+
+/**
+ * The JNI boundary to the Rust scheduling core ({@code libtidal_jni.so}).
+ *
+ * <p>Everything here is a thin, allocation-light call; all policy lives in Rust. Conventions:
+ * <ul>
+ *   <li>{@code handle}: a scheduler instance returned by {@link #create}; several may coexist.</li>
+ *   <li>Node ids are small dense ints chosen by the caller. Location ids are ints the caller
+ *       interns for host and rack names; {@link #ANY_LOCATION} (0) is the YARN "*" name.</li>
+ *   <li>App keys are longs chosen by the caller (one per application attempt).</li>
+ *   <li>Allocation ids are assigned by Rust, globally unique per instance and below 2^40, so the
+ *       shim uses them directly as the container number of the {@code ContainerId}.</li>
+ *   <li>Every error (bad input, unknown node/app, a Rust panic) surfaces as a
+ *       {@link TidalException}; a panic as its subclass {@link TidalPanicException}. Nothing
+ *       here aborts the JVM.</li>
+ * </ul>
+ */
+public final class TidalNative {
+  /** Location id of the YARN "any" resource name ({@code ResourceRequest.ANY}). */
+  public static final int ANY_LOCATION = 0;
+
+  /** Longs per ask record passed to {@link #allocate}. */
+  public static final int ASK_STRIDE = 6;
+  /** Ask record field offsets. */
+  public static final int ASK_PRIORITY = 0, ASK_LOCATION = 1, ASK_NUM_CONTAINERS = 2,
+      ASK_RELAX_LOCALITY = 3, ASK_MEMORY_MB = 4, ASK_VCORES = 5;
+
+  /** Longs per decision record written by {@link #nodeHeartbeat}. */
+  public static final int DECISION_STRIDE = 6;
+  /** Decision record field offsets. */
+  public static final int DEC_ALLOCATION_ID = 0, DEC_APP_KEY = 1, DEC_PRIORITY = 2,
+      DEC_LOCALITY = 3, DEC_MEMORY_MB = 4, DEC_VCORES = 5;
+  /** Values of the {@link #DEC_LOCALITY} field. */
+  public static final int LOCALITY_NODE = 0, LOCALITY_RACK = 1, LOCALITY_OFF_SWITCH = 2;
+
+  /** Longs in the settings array passed to {@link #create} and {@link #reconfigure}. */
+  public static final int SETTINGS_LEN = 5;
+  /** Settings field offsets: YARN's min/max allocation and the per-heartbeat assignment cap. */
+  public static final int SET_MIN_MEMORY_MB = 0, SET_MIN_VCORES = 1, SET_MAX_MEMORY_MB = 2,
+      SET_MAX_VCORES = 3, SET_MAX_ASSIGN_PER_HEARTBEAT = 4;
+
+  private TidalNative() {}
+
+  /**
+   * Creates a scheduler instance from the queue allocation file's XML text and the settings
+   * array. Throws {@link TidalException} naming the queue and field when the XML is invalid.
+   */
+  public static native long create(String allocationXml, long[] settings);
+
+  /** Frees an instance. Unknown handles are ignored. */
+  public static native void destroy(long handle);
+
+  /**
+   * Replaces the queue configuration (used by {@code yarn rmadmin -refreshQueues}). On any error
+   * the running configuration stays exactly as it was and a {@link TidalException} is thrown.
+   * Apps in a queue that the new file drops keep running in it until they finish.
+   */
+  public static native void reconfigure(long handle, String allocationXml, long[] settings);
+
+  public static native void addNode(long handle, int nodeId, int hostLocation, int rackLocation,
+      long memoryMb, long vcores);
+
+  /** Removes a node and forgets every allocation still on it. */
+  public static native void removeNode(long handle, int nodeId);
+
+  public static native void updateNodeResource(long handle, int nodeId, long memoryMb,
+      long vcores);
+
+  /**
+   * Registers an application attempt in a queue. The queue name may be short ("a") or full
+   * ("root.a"). Throws {@link TidalException} if the queue does not exist; returns the full name.
+   */
+  public static native String addApp(long handle, long appKey, String queue, String user);
+
+  /** Removes an application attempt with its asks and allocations. */
+  public static native void removeApp(long handle, long appKey);
+
+  /**
+   * The body of {@code allocate()}: ask records (each replaces the outstanding count for its
+   * priority and location, as in YARN), released allocation ids, and blacklist changes as
+   * location ids. Called from RPC handler threads concurrently with heartbeats.
+   */
+  public static native void allocate(long handle, long appKey, long[] asks, long[] releases,
+      int[] blacklistAdditions, int[] blacklistRemovals);
+
+  /**
+   * One node heartbeat: first frees the completed allocations, then decides what to start on the
+   * node. Writes decision records into {@code out} (at most {@code out.length / DECISION_STRIDE})
+   * and returns how many it wrote.
+   */
+  public static native int nodeHeartbeat(long handle, int nodeId, long nowMs,
+      long[] completedAllocationIds, long[] out);
+
+  /**
+   * Frees one allocation outside a heartbeat (killed, expired, preempted, or a decision the shim
+   * could not turn into a container). Unknown ids are a logged no-op, so the call is idempotent.
+   */
+  public static native void releaseAllocation(long handle, long allocationId);
+
+  /** Queue state as JSON for {@code yarn queue -status}, REST and the web UI. */
+  public static native String queueStatusJson(long handle);
+
+  /**
+   * Takes the buffered log records of the Rust core, one per line as
+   * {@code LEVEL<TAB>target<TAB>message}; empty when there are none.
+   */
+  public static native String drainLogs();
+
+  /** Panics inside Rust on purpose; tests use it to prove a panic becomes an exception. */
+  public static native void diagnosticPanic(String message);
+}

@@ -1,0 +1,21 @@
+//! Tidal's scheduling engine.
+//!
+//! The core holds the cluster state a YARN ResourceManager's scheduler needs (nodes, queues,
+//! applications, their outstanding asks and live allocations), applies YARN's request semantics
+//! (priorities, locality, normalisation) and delegates every ordering decision to a
+//! [`policy::Policy`]. It knows nothing of JNI or Java: the RM shim and the simulator both drive
+//! it through [`scheduler::Scheduler`].
+
+pub mod bopf;
+pub mod config;
+pub mod error;
+pub mod policy;
+pub mod request;
+pub mod resource;
+pub mod scheduler;
+pub mod state;
+pub mod status;
+
+pub use error::{CoreError, Result};
+pub use resource::{ResourceKind, Resources, DIMS};
+pub use scheduler::{Decision, Locality, Scheduler};

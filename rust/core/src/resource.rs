@@ -1,0 +1,261 @@
+//! Multi-resource vectors.
+//!
+//! A fixed-size array keeps every resource operation allocation-free on the heartbeat path.
+//! YARN 2.7 only knows memory and vcores; the other dimensions exist for the simulator and for
+//! the multi-resource papers (CPU, memory, disk in/out, network in/out).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub, SubAssign};
+
+/// Number of resource dimensions the core tracks.
+pub const DIMS: usize = 6;
+
+/// The resource dimensions, in array order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResourceKind {
+    MemoryMb = 0,
+    Vcores = 1,
+    DiskReadMbps = 2,
+    DiskWriteMbps = 3,
+    NetInMbps = 4,
+    NetOutMbps = 5,
+}
+
+impl ResourceKind {
+    pub const ALL: [ResourceKind; DIMS] = [
+        ResourceKind::MemoryMb,
+        ResourceKind::Vcores,
+        ResourceKind::DiskReadMbps,
+        ResourceKind::DiskWriteMbps,
+        ResourceKind::NetInMbps,
+        ResourceKind::NetOutMbps,
+    ];
+
+    /// The name used in configuration files, traces and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ResourceKind::MemoryMb => "memory_mb",
+            ResourceKind::Vcores => "vcores",
+            ResourceKind::DiskReadMbps => "disk_read_mbps",
+            ResourceKind::DiskWriteMbps => "disk_write_mbps",
+            ResourceKind::NetInMbps => "net_in_mbps",
+            ResourceKind::NetOutMbps => "net_out_mbps",
+        }
+    }
+
+    /// Parses a resource name; accepts the YARN spellings `memory-mb` and `memory` too.
+    pub fn parse(name: &str) -> Option<ResourceKind> {
+        let n = name.trim().to_ascii_lowercase().replace('-', "_");
+        match n.as_str() {
+            "memory" | "memory_mb" | "mem" => Some(ResourceKind::MemoryMb),
+            "vcores" | "cpu" | "cpus" => Some(ResourceKind::Vcores),
+            _ => ResourceKind::ALL.into_iter().find(|k| k.name() == n),
+        }
+    }
+}
+
+/// A vector of resource amounts in integer units (MB, vcores, Mbps).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Resources(pub [i64; DIMS]);
+
+impl Resources {
+    pub const ZERO: Resources = Resources([0; DIMS]);
+
+    /// Memory and vcores only, the two dimensions YARN 2.7 schedules.
+    pub const fn new(memory_mb: i64, vcores: i64) -> Resources {
+        Resources([memory_mb, vcores, 0, 0, 0, 0])
+    }
+
+    pub fn get(&self, kind: ResourceKind) -> i64 {
+        self.0[kind as usize]
+    }
+
+    pub fn set(&mut self, kind: ResourceKind, amount: i64) {
+        self.0[kind as usize] = amount;
+    }
+
+    pub fn memory_mb(&self) -> i64 {
+        self.0[0]
+    }
+
+    pub fn vcores(&self) -> i64 {
+        self.0[1]
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.0.iter().all(|&v| v == 0)
+    }
+
+    pub fn any_negative(&self) -> bool {
+        self.0.iter().any(|&v| v < 0)
+    }
+
+    /// True when every dimension of `self` fits in `available`.
+    #[inline]
+    pub fn fits_in(&self, available: &Resources) -> bool {
+        self.0.iter().zip(available.0.iter()).all(|(a, b)| a <= b)
+    }
+
+    /// Component-wise minimum.
+    pub fn min(&self, other: &Resources) -> Resources {
+        let mut out = *self;
+        for (o, b) in out.0.iter_mut().zip(other.0.iter()) {
+            *o = (*o).min(*b);
+        }
+        out
+    }
+
+    /// Component-wise maximum.
+    pub fn max(&self, other: &Resources) -> Resources {
+        let mut out = *self;
+        for (o, b) in out.0.iter_mut().zip(other.0.iter()) {
+            *o = (*o).max(*b);
+        }
+        out
+    }
+
+    /// Multiplies every dimension by `n`, saturating instead of overflowing.
+    pub fn times(&self, n: i64) -> Resources {
+        let mut out = *self;
+        for v in out.0.iter_mut() {
+            *v = v.saturating_mul(n);
+        }
+        out
+    }
+
+    /// The largest share `self[i] / total[i]` over the dimensions the cluster has (DRF's
+    /// dominant share). Dimensions with zero total capacity are ignored.
+    #[inline]
+    pub fn dominant_share(&self, total: &Resources) -> f64 {
+        let mut share = 0.0f64;
+        for (u, t) in self.0.iter().zip(total.0.iter()) {
+            if *t > 0 {
+                share = share.max(*u as f64 / *t as f64);
+            }
+        }
+        share
+    }
+
+    /// Per-dimension shares of `total` as floats (0 where the cluster has none).
+    pub fn shares(&self, total: &Resources) -> [f64; DIMS] {
+        let mut out = [0.0; DIMS];
+        for i in 0..DIMS {
+            if total.0[i] > 0 {
+                out[i] = self.0[i] as f64 / total.0[i] as f64;
+            }
+        }
+        out
+    }
+
+    /// Saturating subtraction that never goes below zero in any dimension.
+    pub fn saturating_sub(&self, other: &Resources) -> Resources {
+        let mut out = *self;
+        for (o, b) in out.0.iter_mut().zip(other.0.iter()) {
+            *o = (*o - *b).max(0);
+        }
+        out
+    }
+
+    /// Cosine-free alignment score used by packing heuristics: the dot product of the demand
+    /// and the free capacity, each normalised by the cluster total.
+    pub fn alignment(&self, free: &Resources, total: &Resources) -> f64 {
+        let d = self.shares(total);
+        let f = free.shares(total);
+        d.iter().zip(f.iter()).map(|(a, b)| a * b).sum()
+    }
+}
+
+impl Add for Resources {
+    type Output = Resources;
+    #[inline]
+    fn add(mut self, rhs: Resources) -> Resources {
+        self += rhs;
+        self
+    }
+}
+
+impl AddAssign for Resources {
+    #[inline]
+    fn add_assign(&mut self, rhs: Resources) {
+        for (a, b) in self.0.iter_mut().zip(rhs.0.iter()) {
+            *a += *b;
+        }
+    }
+}
+
+impl Sub for Resources {
+    type Output = Resources;
+    #[inline]
+    fn sub(mut self, rhs: Resources) -> Resources {
+        self -= rhs;
+        self
+    }
+}
+
+impl SubAssign for Resources {
+    #[inline]
+    fn sub_assign(&mut self, rhs: Resources) {
+        for (a, b) in self.0.iter_mut().zip(rhs.0.iter()) {
+            *a -= *b;
+        }
+    }
+}
+
+impl fmt::Debug for Resources {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Resources {
+    /// `<memory:1024, vcores:1>` like YARN, plus any non-zero extra dimension.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<memory:{}, vcores:{}", self.0[0], self.0[1])?;
+        for kind in &ResourceKind::ALL[2..] {
+            let v = self.get(*kind);
+            if v != 0 {
+                write!(f, ", {}:{}", kind.name(), v)?;
+            }
+        }
+        write!(f, ">")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dominant_share_ignores_missing_dimensions() {
+        let total = Resources::new(1000, 10);
+        assert_eq!(Resources::new(100, 5).dominant_share(&total), 0.5);
+        assert_eq!(Resources::new(500, 1).dominant_share(&total), 0.5);
+        assert_eq!(Resources::ZERO.dominant_share(&Resources::ZERO), 0.0);
+    }
+
+    #[test]
+    fn fits_in_is_componentwise() {
+        let avail = Resources::new(1024, 2);
+        assert!(Resources::new(1024, 2).fits_in(&avail));
+        assert!(!Resources::new(1025, 1).fits_in(&avail));
+        assert!(!Resources::new(1, 3).fits_in(&avail));
+    }
+
+    #[test]
+    fn parse_accepts_yarn_spellings() {
+        assert_eq!(ResourceKind::parse("memory-mb"), Some(ResourceKind::MemoryMb));
+        assert_eq!(ResourceKind::parse("VCORES"), Some(ResourceKind::Vcores));
+        assert_eq!(ResourceKind::parse("net_out_mbps"), Some(ResourceKind::NetOutMbps));
+        assert_eq!(ResourceKind::parse("gpu"), None);
+    }
+
+    #[test]
+    fn display_matches_yarn_style() {
+        let mut r = Resources::new(2048, 2);
+        assert_eq!(r.to_string(), "<memory:2048, vcores:2>");
+        r.set(ResourceKind::NetInMbps, 10);
+        assert_eq!(r.to_string(), "<memory:2048, vcores:2, net_in_mbps:10>");
+    }
+}

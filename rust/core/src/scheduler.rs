@@ -1,0 +1,424 @@
+//! The scheduler: the one owner of [`ClusterState`], driven by events from an RM shim or the
+//! simulator, deciding container placements on node heartbeats.
+//!
+//! Every mutating call validates its input completely before changing anything, so an error
+//! leaves the state exactly as it was.
+
+use crate::config::{self, QueueFile, Settings};
+use crate::error::{CoreError, Result};
+use crate::policy::{self, Policy};
+use crate::request::{Ask, LocationId, Priority};
+use crate::resource::Resources;
+use crate::state::{
+    Allocation, AllocationId, App, AppKey, AppSlot, ClusterState, Node, NodeId, Queue, QueueIdx,
+    MAX_NODE_ID,
+};
+use tracing::{debug, info, warn};
+
+pub use crate::request::Locality;
+
+/// Allocation ids must stay below this: they become the 40-bit container number of a YARN
+/// `ContainerId`.
+pub const MAX_ALLOCATION_ID: AllocationId = 1 << 40;
+
+/// Largest amount accepted in any resource dimension of a node (about an exabyte of memory in
+/// MB): larger values can only be corrupt input, and refusing them keeps sums from overflowing.
+pub const MAX_RESOURCE_AMOUNT: i64 = 1 << 40;
+
+/// A container to start: what the RM shim materialises.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Decision {
+    pub allocation_id: AllocationId,
+    pub app: AppKey,
+    pub priority: Priority,
+    pub locality: Locality,
+    pub resources: Resources,
+}
+
+pub struct Scheduler {
+    state: ClusterState,
+    settings: Settings,
+    queue_file: QueueFile,
+    policy: Box<dyn Policy>,
+    /// Reused across heartbeats so the hot path does not allocate.
+    candidates: Vec<QueueIdx>,
+}
+
+impl std::fmt::Debug for Scheduler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scheduler")
+            .field("policy", &self.policy.name())
+            .field("settings", &self.settings)
+            .field("nodes", &self.state.node_count)
+            .field("apps", &self.state.app_count())
+            .finish()
+    }
+}
+
+fn check_resources(what: &str, r: &Resources) -> Result<()> {
+    if r.any_negative() || r.0.iter().any(|&v| v > MAX_RESOURCE_AMOUNT) {
+        return Err(CoreError::InvalidInput(format!(
+            "{what} {r} is negative or larger than {MAX_RESOURCE_AMOUNT} in some dimension"
+        )));
+    }
+    Ok(())
+}
+
+impl Scheduler {
+    pub fn new(queue_file: QueueFile, settings: Settings) -> Result<Scheduler> {
+        settings.validate()?;
+        let mut state = ClusterState::default();
+        state.next_allocation_id = 1;
+        for q in &queue_file.queues {
+            state.queue_index.insert(q.name.clone(), state.queues.len());
+            state.queues.push(Queue::new(q));
+        }
+        let policy = policy::build(queue_file.policy);
+        info!(policy = policy.name(), queues = state.queues.len(), "scheduler created");
+        Ok(Scheduler { state, settings, queue_file, policy, candidates: Vec::new() })
+    }
+
+    /// Parses the allocation file's XML and builds a scheduler from it.
+    pub fn from_xml(xml: &str, settings: Settings) -> Result<Scheduler> {
+        Scheduler::new(config::parse_queue_file(xml)?, settings)
+    }
+
+    pub fn state(&self) -> &ClusterState {
+        &self.state
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn queue_file(&self) -> &QueueFile {
+        &self.queue_file
+    }
+
+    pub fn policy_name(&self) -> &'static str {
+        self.policy.name()
+    }
+
+    /// Applies a new queue file and settings (`yarn rmadmin -refreshQueues`). Queues keep
+    /// their apps and usage; a queue the new file drops is retired: it takes no new apps and
+    /// disappears once its last app leaves.
+    pub fn reconfigure(&mut self, queue_file: QueueFile, settings: Settings) -> Result<()> {
+        settings.validate()?;
+        for q in &mut self.state.queues {
+            q.retired = true;
+        }
+        for qc in &queue_file.queues {
+            match self.state.queue_index.get(&qc.name) {
+                Some(&i) => {
+                    let q = &mut self.state.queues[i];
+                    q.weight = qc.weight;
+                    q.retired = false;
+                }
+                None => {
+                    self.state.queue_index.insert(qc.name.clone(), self.state.queues.len());
+                    self.state.queues.push(Queue::new(qc));
+                }
+            }
+        }
+        for q in self.state.queues.iter().filter(|q| q.retired) {
+            info!(queue = %q.name, apps = q.apps.len(), "queue retired by reconfiguration");
+        }
+        if queue_file.policy != self.queue_file.policy {
+            self.policy = policy::build(queue_file.policy);
+        }
+        info!(policy = self.policy.name(), queues = queue_file.queues.len(), "queues reconfigured");
+        self.queue_file = queue_file;
+        self.settings = settings;
+        Ok(())
+    }
+
+    pub fn add_node(
+        &mut self,
+        id: NodeId,
+        host: LocationId,
+        rack: LocationId,
+        capacity: Resources,
+    ) -> Result<()> {
+        if id > MAX_NODE_ID {
+            return Err(CoreError::InvalidInput(format!(
+                "node id {id} is above the supported maximum {MAX_NODE_ID}"
+            )));
+        }
+        check_resources(&format!("capacity of node {id}"), &capacity)?;
+        if self.state.node(id).is_some() {
+            return Err(CoreError::DuplicateNode(id));
+        }
+        let idx = id as usize;
+        if self.state.nodes.len() <= idx {
+            self.state.nodes.resize(idx + 1, None);
+        }
+        self.state.nodes[idx] =
+            Some(Node { id, host, rack, capacity, allocated: Resources::ZERO, containers: 0 });
+        self.state.node_count += 1;
+        self.state.capacity += capacity;
+        debug!(node = id, %capacity, "node added");
+        Ok(())
+    }
+
+    /// Removes a node; allocations still on it are freed. Returns how many there were.
+    pub fn remove_node(&mut self, id: NodeId) -> Result<usize> {
+        let node = self
+            .state
+            .nodes
+            .get_mut(id as usize)
+            .and_then(Option::take)
+            .ok_or(CoreError::UnknownNode(id))?;
+        self.state.node_count -= 1;
+        self.state.capacity -= node.capacity;
+        let mut lost = 0;
+        if node.containers > 0 {
+            let ids: Vec<AllocationId> = self
+                .state
+                .allocations
+                .iter()
+                .filter(|(_, a)| a.node == id)
+                .map(|(&k, _)| k)
+                .collect();
+            lost = ids.len();
+            for aid in ids {
+                self.release_allocation(aid);
+            }
+        }
+        debug!(node = id, containers = lost, "node removed");
+        Ok(lost)
+    }
+
+    pub fn update_node_resource(&mut self, id: NodeId, capacity: Resources) -> Result<()> {
+        check_resources(&format!("capacity of node {id}"), &capacity)?;
+        let node = self.state.node_mut(id).ok_or(CoreError::UnknownNode(id))?;
+        let old = std::mem::replace(&mut node.capacity, capacity);
+        self.state.capacity -= old;
+        self.state.capacity += capacity;
+        debug!(node = id, %old, new = %capacity, "node resource updated");
+        Ok(())
+    }
+
+    /// Registers an application in a queue (short or full name) and returns the queue's full
+    /// name.
+    pub fn add_app(&mut self, key: AppKey, queue: &str, user: &str) -> Result<&str> {
+        if self.state.app_index.contains_key(&key) {
+            return Err(CoreError::DuplicateApp(key));
+        }
+        let full = config::full_queue_name(queue);
+        let qi = *self.state.queue_index.get(&full).ok_or_else(|| CoreError::UnknownQueue(full.clone()))?;
+        if self.state.queues[qi].retired {
+            return Err(CoreError::Config(format!(
+                "queue '{full}' was removed from the configuration and takes no new applications"
+            )));
+        }
+        let seq = self.state.next_app_seq;
+        self.state.next_app_seq += 1;
+        let slot = self.state.insert_app(App {
+            key,
+            queue: qi,
+            user: user.to_string(),
+            seq,
+            asks: Default::default(),
+            usage: Resources::ZERO,
+            running_containers: 0,
+            started: false,
+        });
+        let q = &mut self.state.queues[qi];
+        q.apps.push(slot);
+        q.apps_waiting_for_am += 1;
+        debug!(app = key, queue = %q.name, user, "app added");
+        Ok(&self.state.queues[qi].name)
+    }
+
+    /// Removes an application with its asks; its live allocations are freed.
+    pub fn remove_app(&mut self, key: AppKey) -> Result<()> {
+        let slot = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
+        if self.state.app(slot).running_containers > 0 {
+            let ids: Vec<AllocationId> = self
+                .state
+                .allocations
+                .iter()
+                .filter(|(_, a)| a.app == slot)
+                .map(|(&k, _)| k)
+                .collect();
+            for aid in ids {
+                self.release_allocation(aid);
+            }
+        }
+        let app = self.state.take_app(slot);
+        let q = &mut self.state.queues[app.queue];
+        q.pending_containers -= app.asks.pending_containers();
+        q.pending_resources -= app.asks.pending_resources();
+        if !app.started {
+            q.apps_waiting_for_am -= 1;
+        }
+        if let Some(pos) = q.apps.iter().position(|&s| s == slot) {
+            q.apps.remove(pos);
+        }
+        debug!(app = key, queue = %q.name, "app removed");
+        Ok(())
+    }
+
+    /// Applies an `allocate()` call's asks (atomically) and blacklist changes.
+    pub fn update_asks(
+        &mut self,
+        key: AppKey,
+        asks: &[Ask],
+        blacklist_additions: &[LocationId],
+        blacklist_removals: &[LocationId],
+    ) -> Result<()> {
+        let slot = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
+        let settings = self.settings;
+        let app = self.state.app_mut(slot);
+        let (old_n, old_r) = (app.asks.pending_containers(), app.asks.pending_resources());
+        app.asks.update(key, asks, &settings)?;
+        app.asks.update_blacklist(blacklist_additions, blacklist_removals);
+        let (new_n, new_r, qi) = (app.asks.pending_containers(), app.asks.pending_resources(), app.queue);
+        let q = &mut self.state.queues[qi];
+        q.pending_containers = q.pending_containers - old_n + new_n;
+        q.pending_resources = q.pending_resources - old_r + new_r;
+        Ok(())
+    }
+
+    /// Frees one allocation. Returns false (and logs) when the id is unknown, which makes the
+    /// call idempotent: YARN may report a container's end more than once.
+    pub fn release(&mut self, id: AllocationId) -> bool {
+        let known = self.release_allocation(id);
+        if !known {
+            debug!(allocation = id, "release of unknown allocation ignored");
+        }
+        known
+    }
+
+    fn release_allocation(&mut self, id: AllocationId) -> bool {
+        let Some(a) = self.state.allocations.remove(&id) else {
+            return false;
+        };
+        if let Some(node) = self.state.node_mut(a.node) {
+            node.allocated -= a.resources;
+            node.containers -= 1;
+        }
+        let app = self.state.app_mut(a.app);
+        app.usage -= a.resources;
+        app.running_containers -= 1;
+        let qi = app.queue;
+        let q = &mut self.state.queues[qi];
+        q.usage -= a.resources;
+        q.running_containers -= 1;
+        self.policy.on_released(&self.state, a.app, a.resources);
+        true
+    }
+
+    /// One node heartbeat: frees `completed`, then asks the policy which queues to serve and
+    /// appends the containers to start to `out`. Returns how many were appended.
+    pub fn node_heartbeat(
+        &mut self,
+        node_id: NodeId,
+        now_ms: i64,
+        completed: &[AllocationId],
+        out: &mut Vec<Decision>,
+        max_decisions: usize,
+    ) -> Result<usize> {
+        let node = self.state.node(node_id).ok_or(CoreError::UnknownNode(node_id))?;
+        let (host, rack) = (node.host, node.rack);
+        for &id in completed {
+            if !self.release_allocation(id) {
+                warn!(allocation = id, node = node_id, "completed container is not a known allocation");
+            }
+        }
+        self.state.now_ms = self.state.now_ms.max(now_ms);
+        self.policy.begin_heartbeat(&self.state, now_ms);
+
+        let limit = max_decisions.min(self.settings.max_assign_per_heartbeat as usize);
+        let mut free = self.state.node(node_id).map(Node::free).unwrap_or_default();
+        self.candidates.clear();
+        self.candidates.extend(
+            self.state
+                .queues
+                .iter()
+                .enumerate()
+                .filter(|(_, q)| q.pending_containers > 0)
+                .map(|(i, _)| i),
+        );
+        let mut made = 0;
+        while made < limit && !self.candidates.is_empty() {
+            let Some(qi) = self.policy.pick_queue(&self.state, &self.candidates) else {
+                break;
+            };
+            match self.find_in_queue(qi, host, rack, &free) {
+                Some((slot, priority, locality, resources)) => {
+                    if self.state.next_allocation_id >= MAX_ALLOCATION_ID {
+                        return Err(CoreError::InvalidInput(
+                            "allocation ids exhausted (2^40); restart the scheduler".into(),
+                        ));
+                    }
+                    out.push(self.commit(slot, node_id, host, rack, priority, locality, resources));
+                    free -= resources;
+                    made += 1;
+                }
+                None => self.candidates.retain(|&c| c != qi),
+            }
+        }
+        Ok(made)
+    }
+
+    /// The first ask in a queue that fits: apps still waiting for their first container (the
+    /// ApplicationMaster) come first so that every app can start, then FIFO by submission.
+    fn find_in_queue(
+        &self,
+        qi: QueueIdx,
+        host: LocationId,
+        rack: LocationId,
+        free: &Resources,
+    ) -> Option<(AppSlot, Priority, Locality, Resources)> {
+        let q = &self.state.queues[qi];
+        let try_app = |&slot: &AppSlot| {
+            self.state.app(slot).asks.find(host, rack, free).map(|(p, l, r)| (slot, p, l, r))
+        };
+        if q.apps_waiting_for_am > 0 {
+            let waiting = q.apps.iter().filter(|&&s| !self.state.app(s).started);
+            if let Some(hit) = waiting.filter_map(try_app).next() {
+                return Some(hit);
+            }
+        }
+        q.apps.iter().find_map(try_app)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn commit(
+        &mut self,
+        slot: AppSlot,
+        node_id: NodeId,
+        host: LocationId,
+        rack: LocationId,
+        priority: Priority,
+        locality: Locality,
+        resources: Resources,
+    ) -> Decision {
+        let id = self.state.next_allocation_id;
+        self.state.next_allocation_id += 1;
+        self.state
+            .allocations
+            .insert(id, Allocation { app: slot, node: node_id, priority, resources });
+        let node = self.state.node_mut(node_id).expect("heartbeat node exists");
+        node.allocated += resources;
+        node.containers += 1;
+        let app = self.state.app_mut(slot);
+        let first = !app.started;
+        app.asks.allocate(priority, locality, host, rack);
+        app.usage += resources;
+        app.running_containers += 1;
+        app.started = true;
+        let (key, qi) = (app.key, app.queue);
+        let q = &mut self.state.queues[qi];
+        q.usage += resources;
+        q.running_containers += 1;
+        q.pending_containers -= 1;
+        q.pending_resources -= resources;
+        if first {
+            q.apps_waiting_for_am -= 1;
+        }
+        self.policy.on_allocated(&self.state, slot, resources);
+        Decision { allocation_id: id, app: key, priority, locality, resources }
+    }
+}

@@ -1,0 +1,175 @@
+//! The cluster state the scheduler keeps: nodes, queues, applications and live allocations.
+//!
+//! Policies read it through `&ClusterState`; only [`crate::scheduler::Scheduler`] mutates it, so
+//! the bookkeeping (usage per queue and app, free space per node) has one owner.
+
+use crate::config::QueueConfig;
+use crate::request::{AskTable, LocationId, Priority};
+use crate::resource::Resources;
+use std::collections::HashMap;
+
+/// Caller-chosen node id (dense small integers are cheapest).
+pub type NodeId = u32;
+/// Caller-chosen application key (one per application attempt in YARN).
+pub type AppKey = u64;
+/// Index of a queue in [`ClusterState::queues`]; stable for the queue's lifetime.
+pub type QueueIdx = usize;
+/// Index of an application in the app slab; stable while the app lives.
+pub type AppSlot = usize;
+/// Core-assigned allocation id, unique per scheduler instance and below 2^40 (it becomes the
+/// container number of a YARN `ContainerId`).
+pub type AllocationId = u64;
+
+/// Node ids above this are refused: ids index a vector, and a stray huge id must not allocate
+/// gigabytes.
+pub const MAX_NODE_ID: NodeId = 1 << 22;
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub id: NodeId,
+    pub host: LocationId,
+    pub rack: LocationId,
+    pub capacity: Resources,
+    pub allocated: Resources,
+    pub containers: u32,
+}
+
+impl Node {
+    /// Free space; negative dimensions become zero (a node shrunk under its running load).
+    pub fn free(&self) -> Resources {
+        self.capacity.saturating_sub(&self.allocated)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Queue {
+    pub name: String,
+    pub weight: f64,
+    /// Dropped from the configuration: takes no new apps, disappears from status when empty.
+    pub retired: bool,
+    pub usage: Resources,
+    pub running_containers: u64,
+    pub pending_containers: u64,
+    pub pending_resources: Resources,
+    /// Apps in submission order (FIFO).
+    pub apps: Vec<AppSlot>,
+    /// Apps that have no container yet, i.e. are waiting for their ApplicationMaster.
+    pub apps_waiting_for_am: u32,
+}
+
+impl Queue {
+    pub fn new(config: &QueueConfig) -> Queue {
+        Queue {
+            name: config.name.clone(),
+            weight: config.weight,
+            retired: false,
+            usage: Resources::ZERO,
+            running_containers: 0,
+            pending_containers: 0,
+            pending_resources: Resources::ZERO,
+            apps: Vec::new(),
+            apps_waiting_for_am: 0,
+        }
+    }
+
+    /// Dominant share of the cluster divided by weight: the quantity weighted DRF equalises.
+    #[inline]
+    pub fn weighted_dominant_share(&self, cluster: &Resources) -> f64 {
+        self.usage.dominant_share(cluster) / self.weight
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct App {
+    pub key: AppKey,
+    pub queue: QueueIdx,
+    pub user: String,
+    /// Monotonic submission sequence number, the FIFO order.
+    pub seq: u64,
+    pub asks: AskTable,
+    pub usage: Resources,
+    pub running_containers: u64,
+    /// Has received its first container (the ApplicationMaster's, under YARN).
+    pub started: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Allocation {
+    pub app: AppSlot,
+    pub node: NodeId,
+    pub priority: Priority,
+    pub resources: Resources,
+}
+
+/// Everything the scheduler tracks. Policies get read access.
+#[derive(Debug, Default)]
+pub struct ClusterState {
+    pub nodes: Vec<Option<Node>>,
+    pub node_count: usize,
+    /// Sum of node capacities.
+    pub capacity: Resources,
+    pub queues: Vec<Queue>,
+    pub queue_index: HashMap<String, QueueIdx>,
+    pub apps: Vec<Option<App>>,
+    pub app_index: HashMap<AppKey, AppSlot>,
+    free_app_slots: Vec<AppSlot>,
+    pub allocations: HashMap<AllocationId, Allocation>,
+    pub next_allocation_id: AllocationId,
+    pub next_app_seq: u64,
+    /// Milliseconds, from the latest heartbeat.
+    pub now_ms: i64,
+}
+
+impl ClusterState {
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id as usize).and_then(|n| n.as_ref())
+    }
+
+    pub fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
+        self.nodes.get_mut(id as usize).and_then(|n| n.as_mut())
+    }
+
+    pub fn app(&self, slot: AppSlot) -> &App {
+        self.apps[slot].as_ref().expect("app slot refers to a live app")
+    }
+
+    pub fn app_mut(&mut self, slot: AppSlot) -> &mut App {
+        self.apps[slot].as_mut().expect("app slot refers to a live app")
+    }
+
+    pub fn app_by_key(&self, key: AppKey) -> Option<&App> {
+        self.app_index.get(&key).map(|&s| self.app(s))
+    }
+
+    pub fn queue_by_name(&self, name: &str) -> Option<&Queue> {
+        self.queue_index.get(name).map(|&i| &self.queues[i])
+    }
+
+    pub(crate) fn insert_app(&mut self, app: App) -> AppSlot {
+        let key = app.key;
+        let slot = match self.free_app_slots.pop() {
+            Some(s) => {
+                self.apps[s] = Some(app);
+                s
+            }
+            None => {
+                self.apps.push(Some(app));
+                self.apps.len() - 1
+            }
+        };
+        self.app_index.insert(key, slot);
+        slot
+    }
+
+    pub(crate) fn take_app(&mut self, slot: AppSlot) -> App {
+        let app = self.apps[slot].take().expect("app slot refers to a live app");
+        self.app_index.remove(&app.key);
+        self.free_app_slots.push(slot);
+        app
+    }
+
+    /// Apps currently registered.
+    pub fn app_count(&self) -> usize {
+        self.app_index.len()
+    }
+}

@@ -1,0 +1,148 @@
+//! The primitive-array wire format shared with `TidalNative.java`: strides, field order and
+//! range checks. Pure functions, testable without a JVM.
+
+use tidal_core::config::Settings;
+use tidal_core::request::{Ask, LocationId};
+use tidal_core::scheduler::MAX_ALLOCATION_ID;
+use tidal_core::state::{AllocationId, AppKey, NodeId};
+use tidal_core::{Decision, Resources};
+
+pub const ASK_STRIDE: usize = 6;
+pub const DECISION_STRIDE: usize = 6;
+pub const SETTINGS_LEN: usize = 5;
+
+/// A malformed array or out-of-range value from the Java side.
+#[derive(Debug, PartialEq)]
+pub struct WireError(pub String);
+
+type WireResult<T> = Result<T, WireError>;
+
+pub fn node_id(v: i32) -> WireResult<NodeId> {
+    u32::try_from(v).map_err(|_| WireError(format!("node id {v} is negative")))
+}
+
+pub fn location(v: i32, what: &str) -> WireResult<LocationId> {
+    u32::try_from(v).map_err(|_| WireError(format!("{what} id {v} is negative")))
+}
+
+pub fn locations(values: &[i32], what: &str) -> WireResult<Vec<LocationId>> {
+    values.iter().map(|&v| location(v, what)).collect()
+}
+
+pub fn app_key(v: i64) -> WireResult<AppKey> {
+    u64::try_from(v).map_err(|_| WireError(format!("application key {v} is negative")))
+}
+
+pub fn allocation_id(v: i64) -> WireResult<AllocationId> {
+    match u64::try_from(v) {
+        Ok(id) if id < MAX_ALLOCATION_ID => Ok(id),
+        _ => Err(WireError(format!("allocation id {v} is outside [0, 2^40)"))),
+    }
+}
+
+/// `[minMem, minVcores, maxMem, maxVcores, maxAssignPerHeartbeat]`.
+pub fn settings(raw: &[i64]) -> WireResult<Settings> {
+    if raw.len() != SETTINGS_LEN {
+        return Err(WireError(format!(
+            "settings array has {} values, expected {SETTINGS_LEN}",
+            raw.len()
+        )));
+    }
+    let max_assign = u32::try_from(raw[4])
+        .map_err(|_| WireError(format!("max assignments per heartbeat {} is out of range", raw[4])))?;
+    Ok(Settings {
+        min_allocation: Resources::new(raw[0], raw[1]),
+        max_allocation: Resources::new(raw[2], raw[3]),
+        max_assign_per_heartbeat: max_assign,
+    })
+}
+
+/// Decodes ask records `[priority, location, numContainers, relaxLocality, memoryMb, vcores]`.
+pub fn decode_asks(raw: &[i64], out: &mut Vec<Ask>) -> WireResult<()> {
+    out.clear();
+    if raw.len() % ASK_STRIDE != 0 {
+        return Err(WireError(format!(
+            "ask array length {} is not a multiple of {ASK_STRIDE}",
+            raw.len()
+        )));
+    }
+    for (i, rec) in raw.chunks_exact(ASK_STRIDE).enumerate() {
+        let priority = i32::try_from(rec[0])
+            .map_err(|_| WireError(format!("ask {i}: priority {} out of range", rec[0])))?;
+        let location = u32::try_from(rec[1])
+            .map_err(|_| WireError(format!("ask {i}: location id {} out of range", rec[1])))?;
+        let relax_locality = match rec[3] {
+            0 => false,
+            1 => true,
+            v => return Err(WireError(format!("ask {i}: relaxLocality flag {v} is not 0 or 1"))),
+        };
+        out.push(Ask {
+            priority,
+            location,
+            num_containers: rec[2],
+            relax_locality,
+            capability: Resources::new(rec[4], rec[5]),
+        });
+    }
+    Ok(())
+}
+
+/// Encodes decisions as `[allocationId, appKey, priority, locality, memoryMb, vcores]` records.
+pub fn encode_decisions(decisions: &[Decision], out: &mut Vec<i64>) {
+    out.clear();
+    for d in decisions {
+        out.extend_from_slice(&[
+            d.allocation_id as i64,
+            d.app as i64,
+            d.priority as i64,
+            d.locality as i64,
+            d.resources.memory_mb(),
+            d.resources.vcores(),
+        ]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tidal_core::Locality;
+
+    #[test]
+    fn asks_round_trip_and_reject_bad_shapes() {
+        let mut asks = Vec::new();
+        decode_asks(&[3, 0, 2, 1, 1024, 1, 3, 7, 1, 0, 1024, 1], &mut asks).unwrap();
+        assert_eq!(asks.len(), 2);
+        assert_eq!(asks[1].location, 7);
+        assert!(!asks[1].relax_locality);
+        assert!(decode_asks(&[1, 2, 3], &mut asks).unwrap_err().0.contains("multiple of 6"));
+        assert!(decode_asks(&[1, -1, 1, 1, 1, 1], &mut asks).unwrap_err().0.contains("location"));
+        assert!(decode_asks(&[1, 0, 1, 2, 1, 1], &mut asks).unwrap_err().0.contains("relaxLocality"));
+        assert!(decode_asks(&[1i64 << 40, 0, 1, 1, 1, 1], &mut asks).unwrap_err().0.contains("priority"));
+    }
+
+    #[test]
+    fn decisions_encode_in_field_order() {
+        let d = Decision {
+            allocation_id: 9,
+            app: 4,
+            priority: 20,
+            locality: Locality::RackLocal,
+            resources: Resources::new(2048, 2),
+        };
+        let mut out = Vec::new();
+        encode_decisions(&[d, d], &mut out);
+        assert_eq!(&out[..6], &[9, 4, 20, 1, 2048, 2]);
+        assert_eq!(out.len(), 12);
+    }
+
+    #[test]
+    fn ids_and_settings_are_range_checked() {
+        assert!(node_id(-1).is_err());
+        assert!(app_key(-5).is_err());
+        assert!(allocation_id(1 << 40).is_err());
+        assert_eq!(allocation_id(7), Ok(7));
+        assert!(settings(&[1024, 1, 8192]).unwrap_err().0.contains("expected 5"));
+        assert!(settings(&[1024, 1, 8192, 8, -1]).is_err());
+        assert_eq!(settings(&[512, 1, 4096, 4, 3]).unwrap().max_assign_per_heartbeat, 3);
+    }
+}

@@ -1,0 +1,323 @@
+//! Behaviour of the scheduler through its public API, as the RM shim and the simulator use it.
+
+use proptest::prelude::*;
+use tidal_core::config::Settings;
+use tidal_core::request::{Ask, ANY};
+use tidal_core::state::ClusterState;
+use tidal_core::{CoreError, Decision, Locality, Resources, Scheduler};
+
+const GB: i64 = 1024;
+
+fn scheduler(queues: &[(&str, f64)]) -> Scheduler {
+    let body: String = queues
+        .iter()
+        .map(|(n, w)| format!("<queue name=\"{n}\"><weight>{w}</weight></queue>"))
+        .collect();
+    Scheduler::from_xml(&format!("<tidal>{body}</tidal>"), Settings::default()).unwrap()
+}
+
+/// Adds `n` nodes of 8 GB / 8 vcores; node i has host location 100+i, all on rack 1.
+fn add_nodes(s: &mut Scheduler, n: u32) {
+    for i in 0..n {
+        s.add_node(i, 100 + i, 1, Resources::new(8 * GB, 8)).unwrap();
+    }
+}
+
+fn any_ask(priority: i32, n: i64, mem: i64, vcores: i64) -> Ask {
+    Ask {
+        priority,
+        location: ANY,
+        num_containers: n,
+        relax_locality: true,
+        capability: Resources::new(mem, vcores),
+    }
+}
+
+fn heartbeat(s: &mut Scheduler, node: u32, completed: &[u64]) -> Vec<Decision> {
+    let mut out = Vec::new();
+    s.node_heartbeat(node, 0, completed, &mut out, usize::MAX).unwrap();
+    out
+}
+
+fn queue_share(state: &ClusterState, name: &str) -> f64 {
+    state.queue_by_name(name).unwrap().usage.dominant_share(&state.capacity)
+}
+
+#[test]
+fn weighted_drf_splits_a_saturated_cluster_by_weight() {
+    let mut s = scheduler(&[("a", 1.0), ("b", 2.0)]);
+    add_nodes(&mut s, 6);
+    s.add_app(1, "a", "alice").unwrap();
+    s.add_app(2, "root.b", "bob").unwrap();
+    s.update_asks(1, &[any_ask(1, 1000, GB, 1)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 1000, GB, 1)], &[], &[]).unwrap();
+    for node in 0..6 {
+        heartbeat(&mut s, node, &[]);
+    }
+    let st = s.state();
+    assert_eq!(st.allocations.len(), 48, "cluster full: 6 nodes x 8 containers");
+    assert!((queue_share(st, "root.a") - 1.0 / 3.0).abs() <= 1.0 / 48.0 + 1e-9);
+    assert!((queue_share(st, "root.b") - 2.0 / 3.0).abs() <= 1.0 / 48.0 + 1e-9);
+}
+
+#[test]
+fn drf_equalises_dominant_shares_of_different_resources() {
+    // Queue a is memory-heavy, queue b CPU-heavy: DRF equalises each one's dominant share.
+    let mut s = scheduler(&[("a", 1.0), ("b", 1.0)]);
+    add_nodes(&mut s, 4); // 32 GB, 32 vcores in all
+    s.add_app(1, "a", "u").unwrap();
+    s.add_app(2, "b", "u").unwrap();
+    s.update_asks(1, &[any_ask(1, 100, 4 * GB, 1)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 100, GB, 4)], &[], &[]).unwrap();
+    for node in 0..4 {
+        heartbeat(&mut s, node, &[]);
+    }
+    let st = s.state();
+    let (a, b) = (queue_share(st, "root.a"), queue_share(st, "root.b"));
+    assert!((a - b).abs() <= 4.0 / 32.0 + 1e-9, "a={a} b={b}");
+    assert!(a >= 0.375 && b >= 0.375, "cluster left idle: a={a} b={b}");
+}
+
+#[test]
+fn a_waiting_application_master_goes_before_older_tasks() {
+    let mut s = scheduler(&[("a", 1.0)]);
+    add_nodes(&mut s, 1);
+    s.add_app(1, "a", "u").unwrap();
+    s.update_asks(1, &[any_ask(0, 1, GB, 1)], &[], &[]).unwrap();
+    assert_eq!(heartbeat(&mut s, 0, &[]).len(), 1);
+    s.update_asks(1, &[any_ask(20, 50, GB, 1)], &[], &[]).unwrap();
+    s.add_app(2, "a", "u").unwrap();
+    s.update_asks(2, &[any_ask(0, 1, GB, 1)], &[], &[]).unwrap();
+    let d = heartbeat(&mut s, 0, &[]);
+    assert_eq!(d[0].app, 2, "app 2's AM comes first");
+    assert!(d[1..].iter().all(|d| d.app == 1), "then FIFO: app 1's tasks");
+    assert_eq!(d.len(), 7, "node has 8 slots, one was taken before");
+}
+
+#[test]
+fn node_local_requests_land_node_local_and_completion_frees_space() {
+    let mut s = scheduler(&[("a", 1.0)]);
+    add_nodes(&mut s, 2);
+    s.add_app(1, "a", "u").unwrap();
+    let local = Ask { location: 101, ..any_ask(5, 1, GB, 1) };
+    s.update_asks(1, &[local, any_ask(5, 1, GB, 1)], &[], &[]).unwrap();
+    let d = heartbeat(&mut s, 1, &[]);
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].locality, Locality::NodeLocal);
+    assert_eq!(s.state().node(1).unwrap().allocated, Resources::new(GB, 1));
+    heartbeat(&mut s, 1, &[d[0].allocation_id]);
+    assert_eq!(s.state().node(1).unwrap().allocated, Resources::ZERO);
+    assert_eq!(s.state().queue_by_name("root.a").unwrap().usage, Resources::ZERO);
+    // A second report of the same completion is harmless.
+    heartbeat(&mut s, 1, &[d[0].allocation_id]);
+    assert!(!s.release(d[0].allocation_id));
+}
+
+#[test]
+fn max_assign_per_heartbeat_caps_decisions() {
+    let mut s = Scheduler::from_xml(
+        "<tidal><queue name=\"a\"/></tidal>",
+        Settings { max_assign_per_heartbeat: 3, ..Settings::default() },
+    )
+    .unwrap();
+    add_nodes(&mut s, 1);
+    s.add_app(1, "a", "u").unwrap();
+    s.update_asks(1, &[any_ask(1, 100, GB, 1)], &[], &[]).unwrap();
+    assert_eq!(heartbeat(&mut s, 0, &[]).len(), 3);
+    let mut out = Vec::new();
+    assert_eq!(s.node_heartbeat(0, 0, &[], &mut out, 2).unwrap(), 2);
+}
+
+#[test]
+fn bad_events_are_refused_and_change_nothing() {
+    let mut s = scheduler(&[("a", 1.0)]);
+    add_nodes(&mut s, 1);
+    let mut out = Vec::new();
+    assert_eq!(s.node_heartbeat(9, 0, &[], &mut out, 10), Err(CoreError::UnknownNode(9)));
+    assert_eq!(s.add_node(0, 1, 1, Resources::new(GB, 1)), Err(CoreError::DuplicateNode(0)));
+    assert!(s.add_node(5, 1, 1, Resources::new(-1, 1)).is_err());
+    assert!(s.add_node(5, 1, 1, Resources::new(1 << 50, 1)).is_err());
+    assert_eq!(s.remove_node(7), Err(CoreError::UnknownNode(7)));
+    let err = s.add_app(1, "nope", "u").unwrap_err();
+    assert_eq!(err.to_string(), "unknown queue 'root.nope'");
+    assert_eq!(s.update_asks(3, &[], &[], &[]), Err(CoreError::UnknownApp(3)));
+    assert_eq!(s.remove_app(3), Err(CoreError::UnknownApp(3)));
+    s.add_app(1, "a", "u").unwrap();
+    assert_eq!(s.add_app(1, "a", "u").unwrap_err(), CoreError::DuplicateApp(1));
+    let too_big = any_ask(1, 1, 1 << 20, 1);
+    assert!(s.update_asks(1, &[any_ask(1, 2, GB, 1), too_big], &[], &[]).is_err());
+    let st = s.state();
+    assert_eq!(st.node_count, 1);
+    assert_eq!(st.capacity, Resources::new(8 * GB, 8));
+    assert_eq!(st.queue_by_name("root.a").unwrap().pending_containers, 0);
+}
+
+#[test]
+fn removing_a_node_or_app_frees_its_allocations() {
+    let mut s = scheduler(&[("a", 1.0)]);
+    add_nodes(&mut s, 2);
+    s.add_app(1, "a", "u").unwrap();
+    s.add_app(2, "a", "u").unwrap();
+    s.update_asks(1, &[any_ask(1, 4, GB, 1)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 20, GB, 1)], &[], &[]).unwrap();
+    heartbeat(&mut s, 0, &[]);
+    heartbeat(&mut s, 1, &[]);
+    assert_eq!(s.remove_node(0).unwrap(), 8);
+    assert_eq!(s.state().capacity, Resources::new(8 * GB, 8));
+    s.remove_app(2).unwrap();
+    let st = s.state();
+    let q = st.queue_by_name("root.a").unwrap();
+    let live: Resources = st.allocations.values().fold(Resources::ZERO, |acc, a| acc + a.resources);
+    assert_eq!(q.usage, live);
+    assert_eq!(q.pending_containers, st.app_by_key(1).unwrap().asks.pending_containers());
+    assert_eq!(st.node(1).unwrap().allocated, live);
+}
+
+#[test]
+fn reconfiguration_updates_weights_and_retires_dropped_queues() {
+    let mut s = scheduler(&[("a", 1.0), ("b", 1.0)]);
+    s.add_app(1, "b", "u").unwrap();
+    let file = tidal_core::config::parse_queue_file(
+        "<tidal><queue name=\"a\"><weight>3</weight></queue><queue name=\"c\"/></tidal>",
+    )
+    .unwrap();
+    s.reconfigure(file, Settings::default()).unwrap();
+    let st = s.state();
+    assert_eq!(st.queue_by_name("root.a").unwrap().weight, 3.0);
+    assert!(st.queue_by_name("root.b").unwrap().retired);
+    assert!(s.add_app(2, "b", "u").unwrap_err().to_string().contains("takes no new applications"));
+    s.add_app(3, "c", "u").unwrap();
+    // The running app in the retired queue is still served.
+    add_nodes(&mut s, 1);
+    s.update_asks(1, &[any_ask(1, 1, GB, 1)], &[], &[]).unwrap();
+    assert_eq!(heartbeat(&mut s, 0, &[]).len(), 1);
+    // Invalid settings leave everything as it was.
+    let bad = Settings { max_assign_per_heartbeat: 0, ..Settings::default() };
+    let file = s.queue_file().clone();
+    assert!(s.reconfigure(file, bad).is_err());
+    assert_eq!(s.settings().max_assign_per_heartbeat, 10);
+}
+
+/// Operations a fuzzed event stream is made of, with odd orders and unknown ids on purpose.
+#[derive(Debug, Clone)]
+enum Op {
+    AddNode(u32, i64, i64),
+    RemoveNode(u32),
+    ResizeNode(u32, i64, i64),
+    AddApp(u64, bool),
+    RemoveApp(u64),
+    Ask(u64, i32, i64, i64, i64),
+    Heartbeat(u32, usize),
+    Release(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (0u32..6, 1i64..16, 1i64..16).prop_map(|(n, m, c)| Op::AddNode(n, m * GB, c)),
+        (0u32..6).prop_map(Op::RemoveNode),
+        (0u32..6, 1i64..16, 1i64..16).prop_map(|(n, m, c)| Op::ResizeNode(n, m * GB, c)),
+        (0u64..8, any::<bool>()).prop_map(|(a, q)| Op::AddApp(a, q)),
+        (0u64..8).prop_map(Op::RemoveApp),
+        (0u64..8, 0i32..4, 0i64..20, 1i64..9000, 0i64..9)
+            .prop_map(|(a, p, n, m, c)| Op::Ask(a, p, n, m, c)),
+        (0u32..6, 0usize..3).prop_map(|(n, k)| Op::Heartbeat(n, k)),
+        (0usize..64).prop_map(Op::Release),
+    ]
+}
+
+fn check_invariants(st: &ClusterState) {
+    let mut per_node = vec![Resources::ZERO; st.nodes.len()];
+    let mut per_queue = vec![Resources::ZERO; st.queues.len()];
+    for a in st.allocations.values() {
+        per_node[a.node as usize] += a.resources;
+        per_queue[st.app(a.app).queue] += a.resources;
+    }
+    let mut capacity = Resources::ZERO;
+    for n in st.nodes.iter().flatten() {
+        assert_eq!(n.allocated, per_node[n.id as usize], "node {} bookkeeping", n.id);
+        capacity += n.capacity;
+    }
+    assert_eq!(capacity, st.capacity);
+    for (i, q) in st.queues.iter().enumerate() {
+        assert_eq!(q.usage, per_queue[i], "queue {} usage", q.name);
+        let pending: u64 = q.apps.iter().map(|&s| st.app(s).asks.pending_containers()).sum();
+        assert_eq!(q.pending_containers, pending, "queue {} pending", q.name);
+        let waiting = q.apps.iter().filter(|&&s| !st.app(s).started).count() as u32;
+        assert_eq!(q.apps_waiting_for_am, waiting);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Any stream of events, valid or not, keeps the bookkeeping consistent and never places
+    /// more on a node than it had free when the container was placed.
+    #[test]
+    fn arbitrary_event_streams_keep_state_consistent(ops in prop::collection::vec(op(), 1..120)) {
+        let mut s = scheduler(&[("a", 1.0), ("b", 3.0)]);
+        let mut live: Vec<u64> = Vec::new();
+        for op in ops {
+            match op {
+                Op::AddNode(n, m, c) => { let _ = s.add_node(n, 100 + n, 1, Resources::new(m, c)); }
+                Op::RemoveNode(n) => { let _ = s.remove_node(n); }
+                Op::ResizeNode(n, m, c) => { let _ = s.update_node_resource(n, Resources::new(m, c)); }
+                Op::AddApp(a, q) => { let _ = s.add_app(a, if q { "a" } else { "b" }, "u"); }
+                Op::RemoveApp(a) => { let _ = s.remove_app(a); }
+                Op::Ask(a, p, n, m, c) => { let _ = s.update_asks(a, &[any_ask(p, n, m, c)], &[], &[]); }
+                Op::Heartbeat(n, k) => {
+                    let done: Vec<u64> = live.iter().take(k).copied().collect();
+                    live.retain(|id| !done.contains(id));
+                    let free_before = s.state().node(n).map(|x| x.free());
+                    let mut out = Vec::new();
+                    if s.node_heartbeat(n, 0, &done, &mut out, 100).is_ok() {
+                        // Space freed by `done` counts as free too.
+                        let used: Resources = out.iter().fold(Resources::ZERO, |acc, d| acc + d.resources);
+                        let node = s.state().node(n).unwrap();
+                        prop_assert!(used.fits_in(&(free_before.unwrap() + node.capacity)));
+                        prop_assert!(node.allocated.fits_in(&node.capacity) || out.is_empty());
+                        live.extend(out.iter().map(|d| d.allocation_id));
+                    }
+                }
+                Op::Release(i) => {
+                    if let Some(&id) = live.get(i) { s.release(id); live.remove(i); }
+                }
+            }
+            check_invariants(s.state());
+        }
+    }
+
+    /// Every single offer goes to the queue with the smaller weighted dominant share, unless
+    /// that queue's container does not fit on the node (weighted DRF's choice rule).
+    #[test]
+    fn each_offer_goes_to_the_lowest_weighted_share_that_fits(
+        weight_b in 1u32..4, nodes in 1u32..12, mem_a in 1i64..4, cpu_b in 1i64..4,
+    ) {
+        let mut s = scheduler(&[("a", 1.0), ("b", weight_b as f64)]);
+        add_nodes(&mut s, nodes);
+        s.add_app(1, "a", "u").unwrap();
+        s.add_app(2, "b", "u").unwrap();
+        let (ask_a, ask_b) = (Resources::new(mem_a * GB, 1), Resources::new(GB, cpu_b));
+        s.update_asks(1, &[any_ask(1, 10_000, mem_a * GB, 1)], &[], &[]).unwrap();
+        s.update_asks(2, &[any_ask(1, 10_000, GB, cpu_b)], &[], &[]).unwrap();
+        let mut offers = 0;
+        for n in 0..nodes {
+            loop {
+                let st = s.state();
+                let a = queue_share(st, "root.a");
+                let b = queue_share(st, "root.b") / weight_b as f64;
+                let free = st.node(n).unwrap().free();
+                let mut out = Vec::new();
+                if s.node_heartbeat(n, 0, &[], &mut out, 1).unwrap() == 0 {
+                    prop_assert!(!ask_a.fits_in(&free) && !ask_b.fits_in(&free));
+                    break;
+                }
+                offers += 1;
+                let (chosen_share, other_share, other_ask) =
+                    if out[0].app == 1 { (a, b, ask_b) } else { (b, a, ask_a) };
+                prop_assert!(chosen_share <= other_share || !other_ask.fits_in(&free),
+                    "offer {offers} went to app {} with share {chosen_share} > {other_share}", out[0].app);
+            }
+        }
+        prop_assert!(offers > 0);
+    }
+}

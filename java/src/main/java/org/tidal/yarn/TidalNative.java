@@ -40,6 +40,10 @@ public final class TidalNative {
   public static final int SET_MIN_MEMORY_MB = 0, SET_MIN_VCORES = 1, SET_MAX_MEMORY_MB = 2,
       SET_MAX_VCORES = 3, SET_MAX_ASSIGN_PER_HEARTBEAT = 4;
 
+  static {
+    NativeLoader.load();
+  }
+
   private TidalNative() {}
 
   /**

@@ -1,0 +1,96 @@
+package org.tidal.yarn;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.util.Records;
+
+/**
+ * The Hadoop-side handle of one Tidal queue: metrics and active-user bookkeeping that Hadoop's
+ * application objects update. Its state and shares live in the Rust core; {@link #getQueueInfo}
+ * reads them from there. Tidal queues carry no ACLs, so every user may use every queue, as with
+ * Hadoop's FIFO scheduler.
+ */
+final class TidalQueue implements Queue {
+  private final TidalScheduler scheduler;
+  private final String name;
+  private final QueueMetrics metrics;
+  private final ActiveUsersManager activeUsersManager;
+
+  TidalQueue(TidalScheduler scheduler, String name, TidalQueue parent, Configuration conf) {
+    this.scheduler = scheduler;
+    this.name = name;
+    // Metrics are registered JVM-wide under the queue name and cached by Hadoop, so several
+    // scheduler instances in one JVM share them instead of registering twice.
+    this.metrics = QueueMetrics.forQueue(name, parent, true, conf);
+    this.activeUsersManager = new ActiveUsersManager(metrics);
+  }
+
+  @Override
+  public String getQueueName() {
+    return name;
+  }
+
+  @Override
+  public QueueMetrics getMetrics() {
+    return metrics;
+  }
+
+  @Override
+  public QueueInfo getQueueInfo(boolean includeChildQueues, boolean recursive) {
+    QueueInfo info = scheduler.queueInfo(name, includeChildQueues, recursive);
+    return info != null ? info : TidalScheduler.stoppedQueueInfo(name);
+  }
+
+  @Override
+  public List<QueueUserACLInfo> getQueueUserAclInfo(UserGroupInformation user) {
+    return Collections.singletonList(userAclInfo(name));
+  }
+
+  static QueueUserACLInfo userAclInfo(String queueName) {
+    QueueUserACLInfo info = Records.newRecord(QueueUserACLInfo.class);
+    info.setQueueName(queueName);
+    info.setUserAcls(Arrays.asList(QueueACL.values()));
+    return info;
+  }
+
+  @Override
+  public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
+    return true;
+  }
+
+  @Override
+  public ActiveUsersManager getActiveUsersManager() {
+    return activeUsersManager;
+  }
+
+  @Override
+  public void recoverContainer(Resource clusterResource,
+      SchedulerApplicationAttempt schedulerAttempt, RMContainer rmContainer) {
+    // The scheduler never recovers containers (see TidalScheduler), so Hadoop never calls this.
+    throw new UnsupportedOperationException(
+        "Tidal does not recover containers across ResourceManager restarts");
+  }
+
+  @Override
+  public Set<String> getAccessibleNodeLabels() {
+    return null;
+  }
+
+  @Override
+  public String getDefaultNodeLabelExpression() {
+    return null;
+  }
+}

@@ -7,14 +7,30 @@
 //!
 //! ```xml
 //! <tidal>
-//!   <policy>drf</policy>
-//!   <queue name="analytics"><weight>2</weight></queue>
-//!   <queue name="etl"><weight>1</weight></queue>
+//!   <policy>bopf</policy>                      <!-- drf | strict-priority | n-bopf | bopf -->
+//!   <n-min>3</n-min>                           <!-- BoPF's N_min, default 1 -->
+//!   <queue name="etl"><weight>1</weight></queue>            <!-- a TQ -->
+//!   <queue name="dashboards">                                <!-- an LQ -->
+//!     <type>lq</type>
+//!     <owner>alice</owner>
+//!     <period-sec>150</period-sec>             <!-- one burst per period -->
+//!     <deadline-sec>60</deadline-sec>          <!-- the ON period of a burst -->
+//!     <burst-demand>                           <!-- TOTAL resource-seconds of one burst -->
+//!       <memory-mb>3686400</memory-mb><vcores>1800</vcores>
+//!     </burst-demand>
+//!   </queue>
 //! </tidal>
 //! ```
+//!
+//! Instead of `<burst-demand>`, an LQ whose burst size varies gives
+//! `<burst-demand-distribution alpha="0.95" correlation="independent">` with one element per
+//! resource holding `<normal mean=".." std=".."/>` or `<samples>v1 v2 ..</samples>`; the
+//! α-strategy turns it into the demand admission control uses.
 
+use crate::bopf::admission::{BurstSpec, LqSpec, QueueSpec, TqSpec, DEFAULT_CYCLES};
+use crate::bopf::alpha::{AlphaSpec, BurstDistribution, Correlation, ResourceDistribution};
 use crate::error::{CoreError, Result};
-use crate::resource::Resources;
+use crate::resource::{ResourceKind, Resources};
 use serde::Serialize;
 
 /// The root of the queue hierarchy; every configured queue is a leaf directly under it.
@@ -26,21 +42,52 @@ pub const ROOT: &str = "root";
 pub enum PolicyKind {
     /// Weighted dominant resource fairness across queues, FIFO inside a queue.
     Drf,
+    /// LQs strictly before TQs, DRF within each group.
+    StrictPriority,
+    /// BoPF without the Soft class (the paper's N-BoPF baseline).
+    NBopf,
+    /// Bounded priority fairness.
+    Bopf,
 }
 
 impl PolicyKind {
+    pub const ALL: [PolicyKind; 4] =
+        [PolicyKind::Drf, PolicyKind::StrictPriority, PolicyKind::NBopf, PolicyKind::Bopf];
+
     pub fn parse(name: &str) -> Option<PolicyKind> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "drf" => Some(PolicyKind::Drf),
-            _ => None,
-        }
+        let n = name.trim().to_ascii_lowercase().replace('_', "-");
+        PolicyKind::ALL.into_iter().find(|k| k.name() == n || (n == "sp" && *k == PolicyKind::StrictPriority))
     }
 
     pub fn name(self) -> &'static str {
         match self {
             PolicyKind::Drf => "drf",
+            PolicyKind::StrictPriority => "strict-priority",
+            PolicyKind::NBopf => "n-bopf",
+            PolicyKind::Bopf => "bopf",
         }
     }
+}
+
+/// What a latency-sensitive queue declares about its bursts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LatencySpec {
+    pub burst: BurstSpec,
+    /// Offset of the first burst window from the scheduler's start (admission's `T_i(0)`).
+    pub first_burst_ms: u64,
+    /// Burst windows admission control plans for.
+    pub cycles: u32,
+    /// Present when the demand was derived by the α-strategy.
+    pub alpha: Option<AlphaSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum QueueKind {
+    /// Throughput queue (TQ): batch work, long-term fair share.
+    Throughput,
+    /// Latency-sensitive queue (LQ): periodic bursts with a deadline.
+    Latency(LatencySpec),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -48,12 +95,42 @@ pub struct QueueConfig {
     /// Full name, `root.<leaf>`.
     pub name: String,
     pub weight: f64,
+    pub kind: QueueKind,
+    /// The user allowed to change this queue at run time (besides administrators).
+    pub owner: Option<String>,
+}
+
+impl QueueConfig {
+    /// A throughput queue with a weight, the common case.
+    pub fn throughput(name: &str, weight: f64) -> QueueConfig {
+        QueueConfig { name: full_queue_name(name), weight, kind: QueueKind::Throughput, owner: None }
+    }
+
+    pub fn is_latency_sensitive(&self) -> bool {
+        matches!(self.kind, QueueKind::Latency(_))
+    }
+
+    /// The queue as BoPF admission control sees it, with burst times shifted by `epoch_ms`.
+    pub fn admission_spec(&self, epoch_ms: u64) -> QueueSpec {
+        match &self.kind {
+            QueueKind::Throughput => QueueSpec::Tq(TqSpec { name: self.name.clone(), weight: self.weight }),
+            QueueKind::Latency(l) => QueueSpec::Lq(LqSpec {
+                name: self.name.clone(),
+                weight: self.weight,
+                burst: l.burst.clone(),
+                start_ms: epoch_ms + l.first_burst_ms,
+                cycles: l.cycles,
+            }),
+        }
+    }
 }
 
 /// The contents of the allocation file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct QueueFile {
     pub policy: PolicyKind,
+    /// BoPF's `N_min`: fair shares are computed for at least this many queues.
+    pub n_min: u32,
     pub queues: Vec<QueueConfig>,
 }
 
@@ -139,22 +216,30 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
         )));
     }
     let mut policy = PolicyKind::Drf;
+    let mut n_min = 1;
     let mut queues: Vec<QueueConfig> = Vec::new();
     for child in root.children().filter(|n| n.is_element()) {
         let line = line_of(&doc, child);
+        let text = child.text().unwrap_or("").trim();
         match child.tag_name().name() {
             "policy" => {
-                let text = child.text().unwrap_or("").trim();
                 policy = PolicyKind::parse(text).ok_or_else(|| {
+                    let known: Vec<&str> = PolicyKind::ALL.iter().map(|k| k.name()).collect();
                     CoreError::Config(format!(
-                        "line {line}: unknown policy '{text}' (known: drf)"
+                        "line {line}: unknown policy '{text}' (known: {})",
+                        known.join(", ")
                     ))
+                })?;
+            }
+            "n-min" => {
+                n_min = text.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                    CoreError::Config(format!("line {line}: n-min '{text}' is not a whole number >= 1"))
                 })?;
             }
             "queue" => queues.push(parse_queue(&doc, child)?),
             other => {
                 return Err(CoreError::Config(format!(
-                    "line {line}: unknown element <{other}> in <tidal> (expected <policy> or <queue>)"
+                    "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <n-min> or <queue>)"
                 )))
             }
         }
@@ -167,7 +252,97 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
         return Err(CoreError::Config(format!("queue '{}' is declared twice", w[0])));
     }
-    Ok(QueueFile { policy, queues })
+    Ok(QueueFile { policy, n_min, queues })
+}
+
+/// Parses one `<queue>` element; also the body of a run-time queue registration.
+pub fn parse_queue_element(xml: &str) -> Result<QueueConfig> {
+    let doc = roxmltree::Document::parse(xml)
+        .map_err(|e| CoreError::Config(format!("queue definition is not well-formed XML: {e}")))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "queue" {
+        return Err(CoreError::Config(format!(
+            "queue definition must be a <queue> element, found <{}>",
+            root.tag_name().name()
+        )));
+    }
+    parse_queue(&doc, root)
+}
+
+fn parse_seconds(text: &str, queue: &str, field: &str, line: u32) -> Result<u64> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0 && *v < 1e15)
+        .map(|v| (v * 1000.0).round() as u64)
+        .ok_or_else(|| {
+            CoreError::Config(format!(
+                "line {line}: queue '{queue}' field {field}: '{text}' is not a non-negative number of seconds"
+            ))
+        })
+}
+
+/// Reads `<memory-mb>..</memory-mb><vcores>..</vcores>`-style children into a vector.
+fn parse_resources(doc: &roxmltree::Document, node: roxmltree::Node, queue: &str, field: &str) -> Result<Resources> {
+    let mut out = Resources::ZERO;
+    for child in node.children().filter(|n| n.is_element()) {
+        let line = line_of(doc, child);
+        let name = child.tag_name().name();
+        let kind = ResourceKind::parse(name).ok_or_else(|| {
+            CoreError::Config(format!("line {line}: queue '{queue}' field {field}: unknown resource <{name}>"))
+        })?;
+        let text = child.text().unwrap_or("").trim();
+        let v = text.parse::<i64>().ok().filter(|v| *v >= 0).ok_or_else(|| {
+            CoreError::Config(format!(
+                "line {line}: queue '{queue}' field {field}.{}: '{text}' is not a non-negative whole number",
+                kind.name()
+            ))
+        })?;
+        out.set(kind, v);
+    }
+    Ok(out)
+}
+
+fn parse_distribution(doc: &roxmltree::Document, node: roxmltree::Node, queue: &str) -> Result<AlphaSpec> {
+    let line = line_of(doc, node);
+    let field = "burst-demand-distribution";
+    let bad = |line: u32, what: String| CoreError::Config(format!("line {line}: queue '{queue}' field {field}: {what}"));
+    let alpha_text = node.attribute("alpha").ok_or_else(|| bad(line, "missing attribute alpha".into()))?;
+    let alpha = alpha_text.trim().parse::<f64>().map_err(|_| bad(line, format!("alpha '{alpha_text}' is not a number")))?;
+    let correlation = match node.attribute("correlation").map(str::trim) {
+        None | Some("independent") => Correlation::Independent,
+        Some("correlated") | Some("perfectly-correlated") => Correlation::PerfectlyCorrelated,
+        Some(other) => return Err(bad(line, format!("correlation '{other}' is not independent or correlated"))),
+    };
+    let mut resources = Vec::new();
+    for child in node.children().filter(|n| n.is_element()) {
+        let cline = line_of(doc, child);
+        let name = child.tag_name().name();
+        let resource = ResourceKind::parse(name).ok_or_else(|| bad(cline, format!("unknown resource <{name}>")))?;
+        let dist = child.children().find(|n| n.is_element()).ok_or_else(|| {
+            bad(cline, format!("<{name}> needs a <normal mean=\"..\" std=\"..\"/> or <samples> child"))
+        })?;
+        let number = |attr: &str| -> Result<f64> {
+            let t = dist.attribute(attr).ok_or_else(|| bad(cline, format!("<normal> for {name} lacks {attr}")))?;
+            t.trim().parse::<f64>().map_err(|_| bad(cline, format!("{name} {attr} '{t}' is not a number")))
+        };
+        let distribution = match dist.tag_name().name() {
+            "normal" => BurstDistribution::Normal { mean: number("mean")?, std: number("std")? },
+            "samples" => {
+                let text = dist.text().unwrap_or("");
+                let samples = text
+                    .split(|c: char| c.is_whitespace() || c == ',')
+                    .filter(|t| !t.is_empty())
+                    .map(|t| t.parse::<f64>().map_err(|_| bad(cline, format!("{name} sample '{t}' is not a number"))))
+                    .collect::<Result<Vec<f64>>>()?;
+                BurstDistribution::Empirical { samples }
+            }
+            other => return Err(bad(cline, format!("unknown distribution <{other}> for {name}"))),
+        };
+        resources.push(ResourceDistribution { resource, distribution });
+    }
+    let spec = AlphaSpec { alpha, correlation, resources };
+    spec.demand().map_err(|e| bad(line, e.to_string()))?;
+    Ok(spec)
 }
 
 fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<QueueConfig> {
@@ -192,27 +367,82 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
         )));
     }
     let mut weight = 1.0;
+    let mut latency = false;
+    let mut owner = None;
+    let (mut period, mut deadline, mut first, mut cycles) = (None, None, 0u64, DEFAULT_CYCLES);
+    let mut demand = None;
+    let mut alpha = None;
+    let bad = |line: u32, field: &str, text: &str, expected: &str| {
+        CoreError::Config(format!("line {line}: queue '{name}' field {field}: '{text}' is not {expected}"))
+    };
     for child in node.children().filter(|n| n.is_element()) {
         let cline = line_of(doc, child);
         let text = child.text().unwrap_or("").trim();
-        match child.tag_name().name() {
+        let tag = child.tag_name().name();
+        match tag {
             "weight" => {
-                weight = text.parse::<f64>().ok().filter(|w| w.is_finite() && *w > 0.0).ok_or_else(
-                    || {
-                        CoreError::Config(format!(
-                            "line {cline}: queue '{name}' field weight: '{text}' is not a positive number"
-                        ))
-                    },
-                )?;
+                weight = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|w| w.is_finite() && *w > 0.0)
+                    .ok_or_else(|| bad(cline, tag, text, "a positive number"))?;
             }
+            "type" => {
+                latency = match text.to_ascii_lowercase().as_str() {
+                    "lq" | "latency" => true,
+                    "tq" | "throughput" => false,
+                    _ => return Err(bad(cline, tag, text, "lq or tq")),
+                }
+            }
+            "owner" if !text.is_empty() => owner = Some(text.to_string()),
+            "owner" => return Err(bad(cline, tag, text, "a user name")),
+            "period-sec" => period = Some(parse_seconds(text, &name, tag, cline)?),
+            "deadline-sec" => deadline = Some(parse_seconds(text, &name, tag, cline)?),
+            "first-burst-sec" => first = parse_seconds(text, &name, tag, cline)?,
+            "cycles" => {
+                cycles = text.parse::<u32>().ok().filter(|c| *c >= 1).ok_or_else(|| bad(cline, tag, text, "a whole number >= 1"))?
+            }
+            "burst-demand" => demand = Some(parse_resources(doc, child, &name, tag)?),
+            "burst-demand-distribution" => alpha = Some(parse_distribution(doc, child, &name)?),
             other => {
                 return Err(CoreError::Config(format!(
-                    "line {cline}: queue '{name}': unknown element <{other}> (expected <weight>)"
+                    "line {cline}: queue '{name}': unknown element <{other}> (expected <weight>, <type>, \
+                     <owner>, <period-sec>, <deadline-sec>, <first-burst-sec>, <cycles>, <burst-demand> \
+                     or <burst-demand-distribution>)"
                 )))
             }
         }
     }
-    Ok(QueueConfig { name, weight })
+    let missing = |field: &str| CoreError::Config(format!("line {line}: LQ '{name}' needs <{field}>"));
+    let kind = if latency {
+        let demand = match (demand, &alpha) {
+            (Some(_), Some(_)) => {
+                return Err(CoreError::Config(format!(
+                    "line {line}: queue '{name}' gives both <burst-demand> and <burst-demand-distribution>"
+                )))
+            }
+            (Some(d), None) => d,
+            (None, Some(a)) => a.demand().map_err(|e| CoreError::Config(format!("queue '{name}': {e}")))?,
+            (None, None) => return Err(missing("burst-demand")),
+        };
+        let burst = BurstSpec {
+            period_ms: period.ok_or_else(|| missing("period-sec"))?,
+            deadline_ms: deadline.ok_or_else(|| missing("deadline-sec"))?,
+            demand,
+        };
+        let spec = LatencySpec { burst, first_burst_ms: first, cycles, alpha };
+        let lq = LqSpec { name: name.clone(), weight, burst: spec.burst.clone(), start_ms: first, cycles };
+        lq.validate().map_err(|e| CoreError::Config(format!("line {line}: {e}")))?;
+        QueueKind::Latency(spec)
+    } else {
+        if period.is_some() || deadline.is_some() || demand.is_some() || alpha.is_some() {
+            return Err(CoreError::Config(format!(
+                "line {line}: queue '{name}' has burst settings but is not <type>lq</type>"
+            )));
+        }
+        QueueKind::Throughput
+    };
+    Ok(QueueConfig { name, weight, kind, owner })
 }
 
 #[cfg(test)]
@@ -228,8 +458,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.policy, PolicyKind::Drf);
-        assert_eq!(f.queues[0], QueueConfig { name: "root.a".into(), weight: 2.5 });
-        assert_eq!(f.queues[1], QueueConfig { name: "root.b".into(), weight: 1.0 });
+        assert_eq!(f.queues[0], QueueConfig::throughput("a", 2.5));
+        assert_eq!(f.queues[1], QueueConfig::throughput("root.b", 1.0));
+        assert_eq!(f.n_min, 1);
     }
 
     #[test]

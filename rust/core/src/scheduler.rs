@@ -4,9 +4,9 @@
 //! Every mutating call validates its input completely before changing anything, so an error
 //! leaves the state exactly as it was.
 
-use crate::config::{self, QueueFile, Settings};
+use crate::config::{self, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
-use crate::policy::{self, Policy};
+use crate::policy::{self, Admission, AdmissionClass, Policy};
 use crate::request::{Ask, LocationId, Priority};
 use crate::resource::Resources;
 use crate::state::{
@@ -35,10 +35,19 @@ pub struct Decision {
     pub resources: Resources,
 }
 
+/// Who asks for a run-time queue change: its owner or an administrator may change a queue.
+#[derive(Copy, Clone, Debug)]
+pub struct Caller<'a> {
+    pub user: &'a str,
+    pub admin: bool,
+}
+
 pub struct Scheduler {
     state: ClusterState,
     settings: Settings,
     queue_file: QueueFile,
+    /// Queues registered at run time; they survive reloads of the allocation file.
+    registered: Vec<QueueConfig>,
     policy: Box<dyn Policy>,
     /// Reused across heartbeats so the hot path does not allocate.
     candidates: Vec<QueueIdx>,
@@ -71,11 +80,54 @@ impl Scheduler {
         state.next_allocation_id = 1;
         for q in &queue_file.queues {
             state.queue_index.insert(q.name.clone(), state.queues.len());
-            state.queues.push(Queue::new(q));
+            state.queues.push(Queue::new(q, 0));
         }
-        let policy = policy::build(queue_file.policy);
-        info!(policy = policy.name(), queues = state.queues.len(), "scheduler created");
-        Ok(Scheduler { state, settings, queue_file, policy, candidates: Vec::new() })
+        let policy = policy::build(&queue_file);
+        let mut s = Scheduler {
+            state,
+            settings,
+            queue_file,
+            registered: Vec::new(),
+            policy,
+            candidates: Vec::new(),
+        };
+        for qi in 0..s.state.queues.len() {
+            s.admit(qi);
+        }
+        info!(policy = s.policy.name(), queues = s.state.queues.len(), "scheduler created");
+        Ok(s)
+    }
+
+    /// Runs the policy's admission for queue `qi`; a rejected queue takes no applications.
+    fn admit(&mut self, qi: QueueIdx) -> Admission {
+        let admission = self.policy.admit(&self.state, qi);
+        let q = &mut self.state.queues[qi];
+        if admission.class == AdmissionClass::Rejected {
+            q.retired = true;
+            warn!(queue = q.name(), reason = %admission.reason, "queue rejected by admission control");
+        } else if !admission.reason.is_empty() {
+            info!(queue = q.name(), class = ?admission.class, reason = %admission.reason, "queue admitted");
+        }
+        admission
+    }
+
+    /// Adds a queue to the state (or revives a retired one of that name) and returns its index.
+    fn upsert_queue(&mut self, config: &QueueConfig) -> QueueIdx {
+        let now = self.state.now_ms;
+        match self.state.queue_index.get(&config.name) {
+            Some(&i) => {
+                let q = &mut self.state.queues[i];
+                q.config = config.clone();
+                q.retired = false;
+                i
+            }
+            None => {
+                let i = self.state.queues.len();
+                self.state.queue_index.insert(config.name.clone(), i);
+                self.state.queues.push(Queue::new(config, now));
+                i
+            }
+        }
     }
 
     /// Parses the allocation file's XML and builds a scheduler from it.
@@ -102,34 +154,89 @@ impl Scheduler {
     /// Applies a new queue file and settings (`yarn rmadmin -refreshQueues`). Queues keep
     /// their apps and usage; a queue the new file drops is retired: it takes no new apps and
     /// disappears once its last app leaves.
+    ///
+    /// The policy is rebuilt and every queue admitted again, file queues first in file order,
+    /// then queues registered at run time (which the file may now shadow).
     pub fn reconfigure(&mut self, queue_file: QueueFile, settings: Settings) -> Result<()> {
         settings.validate()?;
+        let was_live: Vec<bool> = self.state.queues.iter().map(|q| !q.retired).collect();
         for q in &mut self.state.queues {
             q.retired = true;
         }
-        for qc in &queue_file.queues {
-            match self.state.queue_index.get(&qc.name) {
-                Some(&i) => {
-                    let q = &mut self.state.queues[i];
-                    q.weight = qc.weight;
-                    q.retired = false;
-                }
-                None => {
-                    self.state.queue_index.insert(qc.name.clone(), self.state.queues.len());
-                    self.state.queues.push(Queue::new(qc));
-                }
-            }
+        self.registered.retain(|r| !queue_file.queues.iter().any(|f| f.name == r.name));
+        let mut order = Vec::new();
+        for qc in queue_file.queues.iter().chain(self.registered.clone().iter()) {
+            order.push(self.upsert_queue(qc));
         }
-        for q in self.state.queues.iter().filter(|q| q.retired) {
-            info!(queue = %q.name, apps = q.apps.len(), "queue retired by reconfiguration");
-        }
-        if queue_file.policy != self.queue_file.policy {
-            self.policy = policy::build(queue_file.policy);
-        }
-        info!(policy = self.policy.name(), queues = queue_file.queues.len(), "queues reconfigured");
+        self.policy = policy::build(&queue_file);
         self.queue_file = queue_file;
         self.settings = settings;
+        for qi in order {
+            self.admit(qi);
+        }
+        for (i, q) in self.state.queues.iter().enumerate() {
+            if q.retired && was_live.get(i).copied().unwrap_or(false) {
+                info!(queue = q.name(), apps = q.apps.len(), "queue retired by reconfiguration");
+            }
+        }
+        info!(policy = self.policy.name(), queues = self.queue_file.queues.len(), "queues reconfigured");
         Ok(())
+    }
+
+    /// Registers a queue at run time (for example an LQ a user brings) and returns the
+    /// admission verdict. The caller becomes the queue's owner. A rejected queue is not kept.
+    pub fn register_queue(&mut self, mut config: QueueConfig, caller: Caller) -> Result<Admission> {
+        if let Some(q) = self.state.queue_by_name(&config.name) {
+            if !q.retired {
+                return Err(CoreError::Config(format!("queue '{}' already exists", config.name)));
+            }
+            if !q.apps.is_empty() {
+                return Err(CoreError::Config(format!(
+                    "queue '{}' was removed but still has applications; register it again once they finish",
+                    config.name
+                )));
+            }
+        }
+        config.owner = Some(caller.user.to_string());
+        let qi = self.upsert_queue(&config);
+        let admission = self.admit(qi);
+        if admission.class != AdmissionClass::Rejected {
+            self.registered.push(config);
+        }
+        Ok(admission)
+    }
+
+    /// Removes a queue registered at run time. Only its owner or an administrator may; queues
+    /// from the allocation file change only by editing the file. Running apps finish.
+    pub fn unregister_queue(&mut self, name: &str, caller: Caller) -> Result<()> {
+        let full = config::full_queue_name(name);
+        let pos = self.registered.iter().position(|r| r.name == full).ok_or_else(|| {
+            if self.queue_file.queues.iter().any(|q| q.name == full) {
+                CoreError::Config(format!(
+                    "queue '{full}' is defined in the allocation file; edit the file and refresh the queues"
+                ))
+            } else {
+                CoreError::UnknownQueue(full.clone())
+            }
+        })?;
+        let owner = self.registered[pos].owner.as_deref();
+        if !caller.admin && owner != Some(caller.user) {
+            return Err(CoreError::Config(format!(
+                "user '{}' may not change queue '{full}' (owned by '{}')",
+                caller.user,
+                owner.unwrap_or("")
+            )));
+        }
+        self.registered.remove(pos);
+        let qi = self.state.queue_index[&full];
+        self.state.queues[qi].retired = true;
+        info!(queue = %full, by = caller.user, "queue unregistered");
+        Ok(())
+    }
+
+    /// The policy's view of a queue: admission class, guarantee, burst state.
+    pub fn queue_view(&self, qi: QueueIdx) -> policy::QueueView {
+        self.policy.queue_view(qi)
     }
 
     pub fn add_node(
@@ -211,6 +318,13 @@ impl Scheduler {
                 "queue '{full}' was removed from the configuration and takes no new applications"
             )));
         }
+        let view = self.policy.queue_view(qi);
+        if view.class == AdmissionClass::Rejected {
+            return Err(CoreError::Config(format!(
+                "queue '{full}' was rejected by admission control: {}",
+                view.reason
+            )));
+        }
         let seq = self.state.next_app_seq;
         self.state.next_app_seq += 1;
         let slot = self.state.insert_app(App {
@@ -226,8 +340,8 @@ impl Scheduler {
         let q = &mut self.state.queues[qi];
         q.apps.push(slot);
         q.apps_waiting_for_am += 1;
-        debug!(app = key, queue = %q.name, user, "app added");
-        Ok(&self.state.queues[qi].name)
+        debug!(app = key, queue = q.name(), user, "app added");
+        Ok(self.state.queues[qi].name())
     }
 
     /// Removes an application with its asks; its live allocations are freed.
@@ -255,7 +369,7 @@ impl Scheduler {
         if let Some(pos) = q.apps.iter().position(|&s| s == slot) {
             q.apps.remove(pos);
         }
-        debug!(app = key, queue = %q.name, "app removed");
+        debug!(app = key, queue = q.name(), "app removed");
         Ok(())
     }
 
@@ -302,10 +416,11 @@ impl Scheduler {
         app.usage -= a.resources;
         app.running_containers -= 1;
         let qi = app.queue;
+        let now = self.state.now_ms;
         let q = &mut self.state.queues[qi];
+        q.integrate(now);
         q.usage -= a.resources;
         q.running_containers -= 1;
-        self.policy.on_released(&self.state, a.app, a.resources);
         true
     }
 
@@ -324,6 +439,13 @@ impl Scheduler {
         for &id in completed {
             if !self.release_allocation(id) {
                 warn!(allocation = id, node = node_id, "completed container is not a known allocation");
+            }
+        }
+        if self.state.now_ms == 0 && now_ms > 0 {
+            // The first clock reading: queues made before it start their history now.
+            for q in &mut self.state.queues {
+                q.created_ms = now_ms;
+                q.integrated_until_ms = now_ms;
             }
         }
         self.state.now_ms = self.state.now_ms.max(now_ms);
@@ -410,7 +532,9 @@ impl Scheduler {
         app.running_containers += 1;
         app.started = true;
         let (key, qi) = (app.key, app.queue);
+        let now = self.state.now_ms;
         let q = &mut self.state.queues[qi];
+        q.integrate(now);
         q.usage += resources;
         q.running_containers += 1;
         q.pending_containers -= 1;
@@ -418,7 +542,6 @@ impl Scheduler {
         if first {
             q.apps_waiting_for_am -= 1;
         }
-        self.policy.on_allocated(&self.state, slot, resources);
         Decision { allocation_id: id, app: key, priority, locality, resources }
     }
 }

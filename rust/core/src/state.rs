@@ -5,7 +5,7 @@
 
 use crate::config::QueueConfig;
 use crate::request::{AskTable, LocationId, Priority};
-use crate::resource::Resources;
+use crate::resource::{Resources, DIMS};
 use std::collections::HashMap;
 
 /// Caller-chosen node id (dense small integers are cheapest).
@@ -43,11 +43,17 @@ impl Node {
 
 #[derive(Clone, Debug)]
 pub struct Queue {
-    pub name: String,
-    pub weight: f64,
+    /// Name, weight, kind and owner as configured (or as registered at run time).
+    pub config: QueueConfig,
     /// Dropped from the configuration: takes no new apps, disappears from status when empty.
     pub retired: bool,
     pub usage: Resources,
+    /// Integral of `usage` over time in resource-milliseconds, up to `integrated_until_ms`:
+    /// the basis of the long-term share that BoPF's fairness guarantee is stated in.
+    pub usage_integral: [f64; DIMS],
+    pub integrated_until_ms: i64,
+    /// When the queue was created, or when time was first seen after that.
+    pub created_ms: i64,
     pub running_containers: u64,
     pub pending_containers: u64,
     pub pending_resources: Resources,
@@ -58,12 +64,14 @@ pub struct Queue {
 }
 
 impl Queue {
-    pub fn new(config: &QueueConfig) -> Queue {
+    pub fn new(config: &QueueConfig, now_ms: i64) -> Queue {
         Queue {
-            name: config.name.clone(),
-            weight: config.weight,
+            config: config.clone(),
             retired: false,
             usage: Resources::ZERO,
+            usage_integral: [0.0; DIMS],
+            integrated_until_ms: now_ms,
+            created_ms: now_ms,
             running_containers: 0,
             pending_containers: 0,
             pending_resources: Resources::ZERO,
@@ -75,7 +83,50 @@ impl Queue {
     /// Dominant share of the cluster divided by weight: the quantity weighted DRF equalises.
     #[inline]
     pub fn weighted_dominant_share(&self, cluster: &Resources) -> f64 {
-        self.usage.dominant_share(cluster) / self.weight
+        self.usage.dominant_share(cluster) / self.config.weight
+    }
+
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    /// Accumulates usage up to `now_ms`; call before `usage` changes.
+    #[inline]
+    pub fn integrate(&mut self, now_ms: i64) {
+        let dt = now_ms - self.integrated_until_ms;
+        if dt > 0 {
+            for (acc, u) in self.usage_integral.iter_mut().zip(self.usage.0.iter()) {
+                *acc += *u as f64 * dt as f64;
+            }
+            self.integrated_until_ms = now_ms;
+        }
+    }
+
+    /// Usage integral through `now_ms` without mutating.
+    pub fn usage_integral_at(&self, now_ms: i64) -> [f64; DIMS] {
+        let dt = (now_ms - self.integrated_until_ms).max(0) as f64;
+        let mut out = self.usage_integral;
+        for (o, u) in out.iter_mut().zip(self.usage.0.iter()) {
+            *o += *u as f64 * dt;
+        }
+        out
+    }
+
+    /// Average dominant share since the queue was created: `max_k (∫ usage_k) / (C_k · T)`,
+    /// with today's capacity `C`. Zero before any time has passed.
+    pub fn long_term_dominant_share(&self, cluster: &Resources, now_ms: i64) -> f64 {
+        let span = (now_ms - self.created_ms) as f64;
+        if span <= 0.0 {
+            return 0.0;
+        }
+        let integral = self.usage_integral_at(now_ms);
+        let mut share = 0.0f64;
+        for (i, c) in cluster.0.iter().enumerate() {
+            if *c > 0 {
+                share = share.max(integral[i] / (*c as f64 * span));
+            }
+        }
+        share
     }
 }
 

@@ -1,7 +1,9 @@
 //! Queue status as the RM shows it (`yarn queue -status`, REST, web UI), as serialisable data.
 
+use crate::policy::{AdmissionClass, BurstView};
 use crate::resource::Resources;
 use crate::scheduler::Scheduler;
+use crate::state::Queue;
 use serde::Serialize;
 
 #[derive(Debug, Serialize, PartialEq)]
@@ -19,8 +21,19 @@ impl From<Resources> for ResourceView {
 #[derive(Debug, Serialize)]
 pub struct QueueStatus {
     pub name: String,
+    /// `tq` or `lq`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
     pub weight: f64,
+    pub owner: Option<String>,
     pub retired: bool,
+    /// Admission class under BoPF (`hard`, `soft`, `elastic`); `elastic` under other policies.
+    pub class: AdmissionClass,
+    /// Why admission control chose the class, with the numbers.
+    pub admission_reason: String,
+    /// Rate guaranteed while a burst is on (H and S queues).
+    pub guaranteed: Option<ResourceView>,
+    pub burst: Option<BurstView>,
     pub apps: usize,
     pub running_containers: u64,
     pub pending_containers: u64,
@@ -28,6 +41,8 @@ pub struct QueueStatus {
     pub pending: ResourceView,
     /// Share of the cluster in the queue's dominant resource.
     pub dominant_share: f64,
+    /// Average dominant share since the queue was created.
+    pub long_term_share: f64,
     /// Weighted DRF fair share: the queue's weight over the weights of queues with demand
     /// (running or pending), or over all live queues when none has demand.
     pub fair_share: f64,
@@ -43,33 +58,45 @@ pub struct SchedulerStatus {
     pub queues: Vec<QueueStatus>,
 }
 
+fn visible(q: &Queue) -> bool {
+    !q.retired || !q.apps.is_empty()
+}
+
+fn active(q: &Queue) -> bool {
+    q.running_containers > 0 || q.pending_containers > 0
+}
+
 impl SchedulerStatus {
     pub fn of(scheduler: &Scheduler) -> SchedulerStatus {
         let state = scheduler.state();
-        let visible = |q: &&crate::state::Queue| !q.retired || !q.apps.is_empty();
-        let active = |q: &&crate::state::Queue| q.running_containers > 0 || q.pending_containers > 0;
-        let active_weight: f64 = state.queues.iter().filter(visible).filter(active).map(|q| q.weight).sum();
-        let all_weight: f64 = state.queues.iter().filter(visible).map(|q| q.weight).sum();
-        let queues = state
-            .queues
-            .iter()
-            .filter(visible)
-            .map(|q| {
-                let fair_share = if active_weight > 0.0 {
-                    if active(&q) { q.weight / active_weight } else { 0.0 }
-                } else {
-                    q.weight / all_weight
+        let live = || state.queues.iter().enumerate().filter(|(_, q)| visible(q));
+        let active_weight: f64 = live().filter(|(_, q)| active(q)).map(|(_, q)| q.config.weight).sum();
+        let all_weight: f64 = live().map(|(_, q)| q.config.weight).sum();
+        let queues = live()
+            .map(|(i, q)| {
+                let fair_share = match (active_weight > 0.0, active(q)) {
+                    (true, true) => q.config.weight / active_weight,
+                    (true, false) => 0.0,
+                    (false, _) => q.config.weight / all_weight,
                 };
+                let view = scheduler.queue_view(i);
                 QueueStatus {
-                    name: q.name.clone(),
-                    weight: q.weight,
+                    name: q.name().to_string(),
+                    kind: if q.config.is_latency_sensitive() { "lq" } else { "tq" },
+                    weight: q.config.weight,
+                    owner: q.config.owner.clone(),
                     retired: q.retired,
+                    class: view.class,
+                    admission_reason: view.reason,
+                    guaranteed: view.guaranteed_rate.map(Into::into),
+                    burst: view.burst,
                     apps: q.apps.len(),
                     running_containers: q.running_containers,
                     pending_containers: q.pending_containers,
                     used: q.usage.into(),
                     pending: q.pending_resources.into(),
                     dominant_share: q.usage.dominant_share(&state.capacity),
+                    long_term_share: q.long_term_dominant_share(&state.capacity, state.now_ms),
                     fair_share,
                 }
             })

@@ -183,7 +183,7 @@ fn reconfiguration_updates_weights_and_retires_dropped_queues() {
     .unwrap();
     s.reconfigure(file, Settings::default()).unwrap();
     let st = s.state();
-    assert_eq!(st.queue_by_name("root.a").unwrap().weight, 3.0);
+    assert_eq!(st.queue_by_name("root.a").unwrap().config.weight, 3.0);
     assert!(st.queue_by_name("root.b").unwrap().retired);
     assert!(s.add_app(2, "b", "u").unwrap_err().to_string().contains("takes no new applications"));
     s.add_app(3, "c", "u").unwrap();
@@ -239,9 +239,9 @@ fn check_invariants(st: &ClusterState) {
     }
     assert_eq!(capacity, st.capacity);
     for (i, q) in st.queues.iter().enumerate() {
-        assert_eq!(q.usage, per_queue[i], "queue {} usage", q.name);
+        assert_eq!(q.usage, per_queue[i], "queue {} usage", q.name());
         let pending: u64 = q.apps.iter().map(|&s| st.app(s).asks.pending_containers()).sum();
-        assert_eq!(q.pending_containers, pending, "queue {} pending", q.name);
+        assert_eq!(q.pending_containers, pending, "queue {} pending", q.name());
         let waiting = q.apps.iter().filter(|&&s| !st.app(s).started).count() as u32;
         assert_eq!(q.apps_waiting_for_am, waiting);
     }

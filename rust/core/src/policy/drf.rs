@@ -15,18 +15,30 @@ impl Policy for Drf {
     }
 
     fn pick_queue(&mut self, state: &ClusterState, candidates: &[QueueIdx]) -> Option<QueueIdx> {
-        least_weighted_share(state, candidates)
+        least_weighted_share_by(state, candidates, |_| 0)
     }
 }
 
-/// The candidate with the smallest weighted dominant share (first on ties).
-pub fn least_weighted_share(state: &ClusterState, candidates: &[QueueIdx]) -> Option<QueueIdx> {
-    let mut best: Option<(f64, QueueIdx)> = None;
+/// The candidate with the smallest `(tier, key)` (first on ties). Policies layer classes over
+/// DRF by giving each queue a tier and an order within it.
+#[inline]
+pub fn least_by(candidates: &[QueueIdx], key: impl Fn(QueueIdx) -> (u8, f64)) -> Option<QueueIdx> {
+    let mut best: Option<((u8, f64), QueueIdx)> = None;
     for &q in candidates {
-        let share = state.queues[q].weighted_dominant_share(&state.capacity);
-        if best.map_or(true, |(s, _)| share < s) {
-            best = Some((share, q));
+        let k = key(q);
+        if best.map_or(true, |(b, _)| k.0 < b.0 || (k.0 == b.0 && k.1 < b.1)) {
+            best = Some((k, q));
         }
     }
     best.map(|(_, q)| q)
+}
+
+/// Weighted DRF within tiers: the lowest tier first, then the smallest weighted dominant share.
+#[inline]
+pub fn least_weighted_share_by(
+    state: &ClusterState,
+    candidates: &[QueueIdx],
+    tier: impl Fn(QueueIdx) -> u8,
+) -> Option<QueueIdx> {
+    least_by(candidates, |q| (tier(q), state.queues[q].weighted_dominant_share(&state.capacity)))
 }

@@ -2,20 +2,74 @@
 //! scheduling framework. The scheduler owns the state and YARN's request semantics; a policy
 //! only answers the questions asked at its extension points.
 //!
-//! Extension points, in the order a heartbeat reaches them:
-//! 1. [`Policy::begin_heartbeat`]: time has advanced; refresh time-driven state.
-//! 2. [`Policy::pick_queue`]: which queue is offered the node next (queue sort).
-//! 3. [`Policy::on_allocated`] / [`Policy::on_released`]: bookkeeping after a container
-//!    starts or ends.
+//! Extension points:
+//! - [`Policy::admit`]: a queue joins (configuration load, reload, run-time registration);
+//!   the policy sorts it into a class or rejects it.
+//! - [`Policy::begin_heartbeat`]: time has advanced; refresh time-driven state.
+//! - [`Policy::pick_queue`]: which queue is offered the node next (queue sort).
+//! - [`Policy::queue_view`]: what the policy knows about a queue, for status and logs.
 
+pub mod bopf;
 pub mod drf;
+pub mod strict_priority;
 
-use crate::config::PolicyKind;
-use crate::state::{AppSlot, ClusterState, QueueIdx};
-use crate::resource::Resources;
+pub use crate::bopf::admission::AdmissionClass;
+use crate::config::{PolicyKind, QueueFile};
+use crate::state::{ClusterState, QueueIdx};
+use serde::Serialize;
+
+/// The outcome of [`Policy::admit`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Admission {
+    pub class: AdmissionClass,
+    /// Which condition decided, with its numbers; empty for policies without admission control.
+    pub reason: String,
+}
+
+impl Admission {
+    /// Admission for policies that take every queue with a plain fair share.
+    pub fn elastic() -> Admission {
+        Admission { class: AdmissionClass::Elastic, reason: String::new() }
+    }
+}
+
+/// A latency-sensitive queue's current burst, for status.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BurstView {
+    /// `idle`, `on` (within the deadline) or `catch-up` (past the deadline, demand not yet met).
+    pub phase: &'static str,
+    pub started_ms: Option<i64>,
+    pub deadline_at_ms: Option<i64>,
+    /// Resource-seconds consumed in the current burst and the burst's declared demand.
+    pub consumed: [f64; crate::resource::DIMS],
+    pub demand: crate::resource::Resources,
+    pub bursts_started: u64,
+    pub bursts_met_deadline: u64,
+}
+
+/// What a policy reports about one queue.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct QueueView {
+    pub class: AdmissionClass,
+    pub reason: String,
+    /// The rate guaranteed during a burst (H and S queues).
+    pub guaranteed_rate: Option<crate::resource::Resources>,
+    pub burst: Option<BurstView>,
+}
 
 pub trait Policy: Send {
     fn name(&self) -> &'static str;
+
+    /// Decides the class of queue `queue` (its config is in `state.queues[queue]`), which was
+    /// just added to the state. Queues are admitted in configuration order.
+    fn admit(&mut self, _state: &ClusterState, _queue: QueueIdx) -> Admission {
+        Admission::elastic()
+    }
+
+    /// The class and burst state of a queue.
+    fn queue_view(&self, _queue: QueueIdx) -> QueueView {
+        QueueView { class: AdmissionClass::Elastic, reason: String::new(), guaranteed_rate: None, burst: None }
+    }
 
     /// Called once per heartbeat before any assignment.
     fn begin_heartbeat(&mut self, _state: &ClusterState, _now_ms: i64) {}
@@ -23,15 +77,14 @@ pub trait Policy: Send {
     /// Picks the queue to offer the node to next, from `candidates` (queues with pending asks
     /// that may fit). Returning `None` ends the heartbeat's assignments.
     fn pick_queue(&mut self, state: &ClusterState, candidates: &[QueueIdx]) -> Option<QueueIdx>;
-
-    fn on_allocated(&mut self, _state: &ClusterState, _app: AppSlot, _resources: Resources) {}
-
-    fn on_released(&mut self, _state: &ClusterState, _app: AppSlot, _resources: Resources) {}
 }
 
 /// Builds the policy a configuration names.
-pub fn build(kind: PolicyKind) -> Box<dyn Policy> {
-    match kind {
+pub fn build(file: &QueueFile) -> Box<dyn Policy> {
+    match file.policy {
         PolicyKind::Drf => Box::new(drf::Drf),
+        PolicyKind::StrictPriority => Box::new(strict_priority::StrictPriority),
+        PolicyKind::NBopf => Box::new(bopf::Bopf::new(file, crate::bopf::admission::BopfMode::NBopf)),
+        PolicyKind::Bopf => Box::new(bopf::Bopf::new(file, crate::bopf::admission::BopfMode::Bopf)),
     }
 }

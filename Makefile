@@ -1,0 +1,54 @@
+# Tidal build, test and demo entry points. `make demo` and `make test` work on a fresh machine:
+# `deps` installs what is missing from Debian's packages; Rust crates come from crates.io and
+# Java artifacts (Hadoop 2.7.7 included) from Maven Central on first use.
+
+SHELL := /bin/bash
+CARGO ?= cargo
+MVN ?= mvn -B -ntp
+NATIVE_DIR := $(CURDIR)/target/release
+MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
+
+.PHONY: all deps native jar build test test-rust test-java test-it demo bench bench-rust bench-jni clean
+
+all: build
+
+deps:
+	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (rustup or Debian's cargo)"; exit 1; }
+	@if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then \
+	  echo "installing Maven and a JDK 17 from Debian packages"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven openjdk-17-jdk-headless; \
+	fi
+
+native: deps
+	$(CARGO) build --release -p tidal-jni
+
+jar: native
+	$(MVN) -q -f java/pom.xml -DskipTests $(MVN_NATIVE) install
+
+build: jar
+
+test: test-rust test-java test-it
+
+test-rust: deps
+	$(CARGO) test --workspace
+
+test-java: native
+	$(MVN) -f java/pom.xml $(MVN_NATIVE) install
+
+test-it: jar
+	$(MVN) -f it-tests/pom.xml $(MVN_NATIVE) verify
+
+demo: jar
+	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) -DskipTests test-compile exec:java
+
+bench: bench-rust bench-jni
+
+bench-rust: deps
+	$(CARGO) bench -p tidal-core
+
+bench-jni: native
+	$(MVN) -f java/pom.xml $(MVN_NATIVE) -Pbench verify
+
+clean:
+	$(CARGO) clean
+	rm -rf java/target it-tests/target

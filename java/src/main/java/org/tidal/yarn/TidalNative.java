@@ -102,6 +102,22 @@ public final class TidalNative {
    */
   public static native void releaseAllocation(long handle, long allocationId);
 
+  /**
+   * Registers a queue at run time from a {@code <queue>} element of the allocation-file format
+   * and returns the admission verdict as JSON: {@code {"queue":..,"class":"hard|soft|elastic|
+   * rejected","reason":..}}. The caller becomes the owner. A rejected queue is not kept.
+   * Throws {@link TidalException} for invalid XML or an existing queue name.
+   */
+  public static native String registerQueue(long handle, String queueXml, String user,
+      boolean admin);
+
+  /**
+   * Removes a queue registered at run time; only its owner or an administrator may. Queues from
+   * the allocation file are refused. Running applications finish.
+   */
+  public static native void unregisterQueue(long handle, String queue, String user,
+      boolean admin);
+
   /** Queue state as JSON for {@code yarn queue -status}, REST and the web UI. */
   public static native String queueStatusJson(long handle);
 

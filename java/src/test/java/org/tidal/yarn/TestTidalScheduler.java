@@ -1,0 +1,403 @@
+package org.tidal.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+import static org.tidal.yarn.TidalTestSupport.QUEUES_AB;
+import static org.tidal.yarn.TidalTestSupport.awaitContainers;
+import static org.tidal.yarn.TidalTestSupport.conf;
+import static org.tidal.yarn.TidalTestSupport.poll;
+import static org.tidal.yarn.TidalTestSupport.waitFor;
+import static org.tidal.yarn.TidalTestSupport.write;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.yarn.api.protocolrecords.GetQueueInfoRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.GetQueueUserAclsInfoRequest;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.server.api.protocolrecords.RefreshQueuesRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNodeReport;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+public class TestTidalScheduler {
+  @Rule
+  public TemporaryFolder tmp = new TemporaryFolder();
+
+  private File allocationFile;
+  private MockRM rm;
+
+  @Before
+  public void setUp() throws Exception {
+    // Queue metrics are JVM-wide; start every test from fresh ones.
+    QueueMetrics.clearQueueMetrics();
+    DefaultMetricsSystem.setMiniClusterMode(true);
+    allocationFile = tmp.newFile("tidal-queues.xml");
+    write(allocationFile, QUEUES_AB);
+  }
+
+  @After
+  public void tearDown() {
+    if (rm != null) {
+      rm.stop();
+    }
+  }
+
+  private MockRM start(YarnConfiguration conf) {
+    rm = new MockRM(conf);
+    rm.start();
+    return rm;
+  }
+
+  private TidalScheduler scheduler() {
+    return (TidalScheduler) rm.getResourceScheduler();
+  }
+
+  private RMApp submit(String queue, String user) throws Exception {
+    return rm.submitApp(1024, "app-" + user, user, null, queue);
+  }
+
+  private int liveContainers(MockAM am) {
+    return scheduler().getSchedulerAppInfo(am.getApplicationAttemptId()).getLiveContainers()
+        .size();
+  }
+
+  @Test(timeout = 120000)
+  public void appGetsAmContainerThenTaskContainersOnHeartbeats() throws Exception {
+    start(conf(allocationFile));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
+    RMApp app = submit("a", "alice");
+    assertEquals("root.a", app.getQueue());
+
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    Container master = app.getCurrentAppAttempt().getMasterContainer();
+    assertEquals(nm.getNodeId(), master.getNodeId());
+    assertEquals(1024, master.getResource().getMemory());
+
+    am.allocate(ResourceRequest.ANY, 2048, 3, new ArrayList<ContainerId>());
+    List<Container> containers = awaitContainers(am, 3, nm);
+    assertEquals(3, containers.size());
+    Set<ContainerId> distinct = new HashSet<ContainerId>();
+    for (Container container : containers) {
+      assertEquals(nm.getNodeId(), container.getNodeId());
+      assertEquals(2048, container.getResource().getMemory());
+      assertEquals(1, container.getResource().getVirtualCores());
+      assertNotNull("container token", container.getContainerToken());
+      distinct.add(container.getId());
+    }
+    assertEquals(3, distinct.size());
+
+    SchedulerNodeReport report = scheduler().getNodeReport(nm.getNodeId());
+    assertEquals(4, report.getNumContainers());
+    assertEquals(1024 + 3 * 2048, report.getUsedResource().getMemory());
+    QueueMetrics root = scheduler().getRootQueueMetrics();
+    assertEquals(4, root.getAllocatedContainers());
+    assertEquals(1024 + 3 * 2048, root.getAllocatedMB());
+    assertEquals(1024 + 3 * 2048,
+        scheduler().getQueueInfo("a", false, false).getCurrentCapacity() * 8192, 1e-3);
+
+    // Nothing is left to give: further heartbeats start nothing new.
+    for (int i = 0; i < 3; i++) {
+      nm.nodeHeartbeat(true);
+    }
+    Thread.sleep(200);
+    assertTrue(poll(am).getAllocatedContainers().isEmpty());
+  }
+
+  @Test(timeout = 120000)
+  public void twoQueuesShareTheClusterByWeight() throws Exception {
+    start(conf(allocationFile));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 12 * 1024, 12);
+    MockAM amA = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    MockAM amB = MockRM.launchAndRegisterAM(submit("b", "bob"), rm, nm);
+
+    amA.allocate(ResourceRequest.ANY, 1024, 20, new ArrayList<ContainerId>());
+    amB.allocate(ResourceRequest.ANY, 1024, 20, new ArrayList<ContainerId>());
+    final MockNM node = nm;
+    waitFor("the node to fill up", new Callable<Boolean>() {
+      @Override
+      public Boolean call() throws Exception {
+        node.nodeHeartbeat(true);
+        Thread.sleep(50);
+        return scheduler().getNodeReport(node.getNodeId()).getNumContainers() == 12;
+      }
+    });
+    // Weights 1:2 under DRF: with the AMs counted, a holds 4 and b holds 8 of 12 slots.
+    assertEquals(4, liveContainers(amA));
+    assertEquals(8, liveContainers(amB));
+    QueueInfo a = scheduler().getQueueInfo("a", false, false);
+    QueueInfo b = scheduler().getQueueInfo("b", false, false);
+    assertEquals(1.0 / 3, a.getCurrentCapacity(), 1e-3);
+    assertEquals(2.0 / 3, b.getCurrentCapacity(), 1e-3);
+  }
+
+  @Test(timeout = 120000)
+  public void appInUnknownQueueIsRejectedWithTheCoreMessage() throws Exception {
+    start(conf(allocationFile));
+    rm.registerNode("127.0.0.1:1234", 8192, 8);
+    final RMApp app = rm.submitApp(1024, "lost", "carol", null, false, "nope",
+        YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS, null, null, false);
+    waitFor("the app to fail", new Callable<Boolean>() {
+      @Override
+      public Boolean call() {
+        return app.getState() == RMAppState.FAILED;
+      }
+    });
+    String diagnostics = app.getDiagnostics().toString();
+    assertTrue(diagnostics, diagnostics.contains("nope"));
+    assertFalse(scheduler().getSchedulerApplications().containsKey(app.getApplicationId()));
+    assertEquals(0, scheduler().getAppsInQueue("root").size());
+  }
+
+  @Test(timeout = 120000)
+  public void releasingAContainerFreesItsResources() throws Exception {
+    start(conf(allocationFile));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 4096, 4);
+    MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    am.allocate(ResourceRequest.ANY, 1024, 3, new ArrayList<ContainerId>());
+    List<Container> first = awaitContainers(am, 3, nm);
+
+    // The node is full: one more container waits.
+    am.allocate(ResourceRequest.ANY, 1024, 1, new ArrayList<ContainerId>());
+    for (int i = 0; i < 5; i++) {
+      nm.nodeHeartbeat(true);
+      Thread.sleep(50);
+      assertTrue(poll(am).getAllocatedContainers().isEmpty());
+    }
+
+    Container released = first.get(0);
+    List<ContainerId> release = new ArrayList<ContainerId>();
+    release.add(released.getId());
+    List<ContainerStatus> completed = new ArrayList<ContainerStatus>();
+    completed.addAll(am.allocate(new ArrayList<ResourceRequest>(), release)
+        .getCompletedContainersStatuses());
+    assertEquals(3072, scheduler().getNodeReport(nm.getNodeId()).getUsedResource().getMemory());
+
+    List<Container> second = awaitContainers(am, 1, completed, nm);
+    final MockAM master = am;
+    final List<ContainerStatus> statuses = completed;
+    waitFor("the release to be reported", new Callable<Boolean>() {
+      @Override
+      public Boolean call() throws Exception {
+        statuses.addAll(poll(master).getCompletedContainersStatuses());
+        return !statuses.isEmpty();
+      }
+    });
+    assertEquals(nm.getNodeId(), second.get(0).getNodeId());
+    assertFalse(released.getId().equals(second.get(0).getId()));
+    boolean reported = false;
+    for (ContainerStatus status : completed) {
+      if (status.getContainerId().equals(released.getId())) {
+        assertEquals(ContainerExitStatus.ABORTED, status.getExitStatus());
+        reported = true;
+      }
+    }
+    assertTrue("released container reported as completed: " + completed, reported);
+    assertEquals(4096, scheduler().getNodeReport(nm.getNodeId()).getUsedResource().getMemory());
+  }
+
+  @Test(timeout = 120000)
+  public void finishedContainersAreFreedOnTheNodeHeartbeat() throws Exception {
+    start(conf(allocationFile));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 2048, 2);
+    MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    am.allocate(ResourceRequest.ANY, 1024, 2, new ArrayList<ContainerId>());
+    Container task = awaitContainers(am, 1, nm).get(0);
+
+    // The second task fits only once the first one's completion reaches the scheduler.
+    nm.nodeHeartbeat(am.getApplicationAttemptId(), task.getId().getContainerId(),
+        ContainerState.COMPLETE);
+    Container next = awaitContainers(am, 1, nm).get(0);
+    assertFalse(task.getId().equals(next.getId()));
+    assertEquals(2, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
+  }
+
+  @Test(timeout = 120000)
+  public void removedNodeTakesItsContainersAndCapacity() throws Exception {
+    start(conf(allocationFile));
+    MockNM nm1 = rm.registerNode("127.0.0.1:1234", 4096, 4);
+    MockNM nm2 = rm.registerNode("127.0.0.2:1234", 4096, 4);
+    MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm1);
+    am.allocate(ResourceRequest.ANY, 1024, 3, new ArrayList<ContainerId>());
+    List<Container> onNode2 = awaitContainers(am, 3, nm2);
+    for (Container container : onNode2) {
+      assertEquals(nm2.getNodeId(), container.getNodeId());
+    }
+
+    rm.sendNodeLost(nm2);
+    waitFor("the scheduler to drop the node", new Callable<Boolean>() {
+      @Override
+      public Boolean call() {
+        return scheduler().getNumClusterNodes() == 1;
+      }
+    });
+    assertEquals(4096, scheduler().getClusterResource().getMemory());
+    assertEquals(1, liveContainers(am));
+
+    final List<ContainerStatus> completed = new ArrayList<ContainerStatus>();
+    completed.addAll(am.allocate(ResourceRequest.ANY, 1024, 3, new ArrayList<ContainerId>())
+        .getCompletedContainersStatuses());
+    List<Container> replacements = awaitContainers(am, 3, completed, nm1);
+    for (Container container : replacements) {
+      assertEquals(nm1.getNodeId(), container.getNodeId());
+    }
+    final MockAM master = am;
+    waitFor("the lost containers to be reported", new Callable<Boolean>() {
+      @Override
+      public Boolean call() throws Exception {
+        completed.addAll(poll(master).getCompletedContainersStatuses());
+        return completed.size() >= 3;
+      }
+    });
+    Set<ContainerId> lost = new HashSet<ContainerId>();
+    for (ContainerStatus status : completed) {
+      lost.add(status.getContainerId());
+    }
+    for (Container container : onNode2) {
+      assertTrue(container.getId() + " reported lost", lost.contains(container.getId()));
+    }
+    assertEquals(4096, scheduler().getNodeReport(nm1.getNodeId()).getUsedResource().getMemory());
+  }
+
+  @Test(timeout = 120000)
+  public void refreshQueuesWithBrokenFileKeepsTheRunningQueues() throws Exception {
+    start(conf(allocationFile));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
+
+    write(allocationFile, "<tidal><policy>drf</policy><queue name=\"a\"><weight>1</weight>");
+    try {
+      rm.getAdminService().refreshQueues(RefreshQueuesRequest.newInstance());
+      fail("a broken allocation file must be refused");
+    } catch (YarnException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("Invalid Tidal queue allocation file"));
+    }
+    assertEquals(childNames("root.a", "root.b"), childNames(scheduler().getQueueInfo("root",
+        true, false)));
+    MockRM.launchAndRegisterAM(submit("b", "bob"), rm, nm);
+
+    write(allocationFile, QUEUES_AB.replace("</tidal>",
+        "  <queue name=\"c\"><weight>1</weight></queue>\n</tidal>"));
+    rm.getAdminService().refreshQueues(RefreshQueuesRequest.newInstance());
+    assertEquals(childNames("root.a", "root.b", "root.c"),
+        childNames(scheduler().getQueueInfo("root", true, false)));
+    RMApp inC = submit("c", "carol");
+    assertEquals("root.c", inC.getQueue());
+    MockRM.launchAndRegisterAM(inC, rm, nm);
+  }
+
+  @Test(timeout = 120000)
+  public void queueInfoAndAclsReachClients() throws Exception {
+    start(conf(allocationFile));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
+    RMApp app = submit("a", "alice");
+    MockRM.launchAndRegisterAM(app, rm, nm);
+
+    QueueInfo root = rm.getClientRMService().getQueueInfo(
+        GetQueueInfoRequest.newInstance("root", false, true, true)).getQueueInfo();
+    assertEquals("root", root.getQueueName());
+    assertEquals(childNames("root.a", "root.b"), childNames(root));
+    float shares = 0;
+    for (QueueInfo child : root.getChildQueues()) {
+      shares += child.getCapacity();
+    }
+    assertTrue("fair shares " + shares, shares > 0.99f && shares < 1.01f);
+    assertTrue(root.getCurrentCapacity() > 0);
+
+    QueueInfo a = rm.getClientRMService().getQueueInfo(
+        GetQueueInfoRequest.newInstance("a", true, false, false)).getQueueInfo();
+    assertEquals("root.a", a.getQueueName());
+    assertEquals(1, a.getApplications().size());
+    assertEquals(app.getApplicationId(), a.getApplications().get(0).getApplicationId());
+
+    // As with Hadoop's own schedulers, the client service answers an unknown queue with no info.
+    assertNull(rm.getClientRMService().getQueueInfo(
+        GetQueueInfoRequest.newInstance("nope", false, false, false)).getQueueInfo());
+    try {
+      scheduler().getQueueInfo("nope", false, false);
+      fail("unknown queue must be reported");
+    } catch (Exception e) {
+      assertTrue(e instanceof java.io.IOException);
+      assertTrue(e.getMessage(), e.getMessage().contains("Unknown queue: nope"));
+    }
+
+    Set<String> aclQueues = new HashSet<String>();
+    for (QueueUserACLInfo info : rm.getClientRMService().getQueueUserAcls(
+        GetQueueUserAclsInfoRequest.newInstance()).getUserAclsInfoList()) {
+      aclQueues.add(info.getQueueName());
+    }
+    assertEquals(childNames("root", "root.a", "root.b"), aclQueues);
+
+    ApplicationAttemptId attempt = app.getCurrentAppAttempt().getAppAttemptId();
+    assertEquals(attempt, scheduler().getAppsInQueue("root.a").get(0));
+    assertEquals(attempt, scheduler().getAppsInQueue("root").get(0));
+    assertTrue(scheduler().getAppsInQueue("b").isEmpty());
+    assertNull(scheduler().getAppsInQueue("nope"));
+    try {
+      scheduler().moveApplication(app.getApplicationId(), "b");
+      fail("moving apps is unsupported");
+    } catch (YarnException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("does not support moving"));
+    }
+  }
+
+  @Test(timeout = 120000)
+  public void nativePanicIsAnExceptionAndSchedulingGoesOn() throws Exception {
+    start(conf(allocationFile));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
+    MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+
+    try {
+      TidalNative.diagnosticPanic("boom");
+      fail("diagnosticPanic must throw");
+    } catch (TidalPanicException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("boom"));
+    }
+
+    MockAM am = MockRM.launchAndRegisterAM(submit("b", "bob"), rm, nm);
+    am.allocate(ResourceRequest.ANY, 1024, 2, new ArrayList<ContainerId>());
+    assertEquals(2, awaitContainers(am, 2, nm).size());
+  }
+
+  private static Set<String> childNames(String... names) {
+    Set<String> set = new HashSet<String>();
+    for (String name : names) {
+      set.add(name);
+    }
+    return set;
+  }
+
+  private static Set<String> childNames(QueueInfo info) {
+    Set<String> names = new HashSet<String>();
+    for (QueueInfo child : info.getChildQueues()) {
+      names.add(child.getQueueName());
+    }
+    return names;
+  }
+}

@@ -1,0 +1,100 @@
+package org.tidal.yarn;
+
+import static org.junit.Assert.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+
+/** Helpers shared by the MockRM-based tests. */
+final class TidalTestSupport {
+  static final String QUEUES_AB = "<tidal>\n"
+      + "  <policy>drf</policy>\n"
+      + "  <queue name=\"a\"><weight>1</weight></queue>\n"
+      + "  <queue name=\"b\"><weight>2</weight></queue>\n"
+      + "</tidal>\n";
+
+  static final long TIMEOUT_MS = 30000;
+
+  private TidalTestSupport() {}
+
+  static void write(File file, String text) throws IOException {
+    Files.write(file.toPath(), text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** A configuration selecting TidalScheduler with the given allocation file (null: default). */
+  static YarnConfiguration conf(File allocationFile) {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, TidalScheduler.class,
+        ResourceScheduler.class);
+    if (allocationFile != null) {
+      conf.set(TidalScheduler.ALLOCATION_FILE, allocationFile.getAbsolutePath());
+    }
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 1024);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES, 1);
+    return conf;
+  }
+
+  static void waitFor(String what, Callable<Boolean> condition) throws Exception {
+    long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+    while (!condition.call()) {
+      if (System.currentTimeMillis() > deadline) {
+        fail("timed out waiting for " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** Heartbeats the nodes and polls the AM until it holds {@code count} new containers. */
+  static List<Container> awaitContainers(MockAM am, int count, List<ContainerStatus> completed,
+      MockNM... nodes) throws Exception {
+    List<Container> got = new ArrayList<Container>();
+    long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+    while (got.size() < count) {
+      if (System.currentTimeMillis() > deadline) {
+        fail("got " + got.size() + " of " + count + " containers: " + got);
+      }
+      for (MockNM node : nodes) {
+        node.nodeHeartbeat(true);
+      }
+      Thread.sleep(50);
+      AllocateResponse response = poll(am);
+      got.addAll(response.getAllocatedContainers());
+      if (completed != null) {
+        completed.addAll(response.getCompletedContainersStatuses());
+      }
+    }
+    return got;
+  }
+
+  static List<Container> awaitContainers(MockAM am, int count, MockNM... nodes)
+      throws Exception {
+    return awaitContainers(am, count, null, nodes);
+  }
+
+  /** An allocate call that asks for nothing: collects what the scheduler has for the AM. */
+  static AllocateResponse poll(MockAM am) throws Exception {
+    return am.allocate(new ArrayList<ResourceRequest>(), new ArrayList<ContainerId>());
+  }
+
+  static List<ContainerId> ids(Container... containers) {
+    List<ContainerId> ids = new ArrayList<ContainerId>();
+    for (Container container : containers) {
+      ids.add(container.getId());
+    }
+    return ids;
+  }
+}

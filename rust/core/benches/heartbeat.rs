@@ -1,7 +1,10 @@
-//! One node heartbeat at scale: 10,000 nodes, 1,000 apps in 100 queues, 50,000 pending
-//! container requests, DRF. Each measured heartbeat completes the containers the previous
-//! heartbeat on that node started and places up to ten new ones, so the cluster stays in a
-//! steady state; asks are topped up outside the timed section.
+//! One node heartbeat at scale, in a steady state: each measured heartbeat completes the
+//! containers the previous heartbeat on that node started and places up to ten new ones; asks
+//! are topped up outside the timed section.
+//!
+//! - DRF: 10,000 nodes, 1,000 apps in 100 queues, 50,000 pending container requests.
+//! - BoPF: one allocation round over 20,000 queues (1,000 Hard LQs in a burst, 1,000 Elastic
+//!   LQs, 18,000 TQs), one app each, 10,000 nodes.
 //!
 //! Run: `cargo bench -p tidal-core --bench heartbeat`
 
@@ -13,52 +16,86 @@ use tidal_core::request::{Ask, ANY};
 use tidal_core::{Decision, Resources, Scheduler};
 
 const NODES: u32 = 10_000;
-const QUEUES: usize = 100;
-const APPS: u64 = 1_000;
-const ASKS_PER_APP: i64 = 50;
 
 fn ask(n: i64) -> Ask {
     Ask { priority: 1, location: ANY, num_containers: n, relax_locality: true, capability: Resources::new(1024, 1) }
 }
 
-fn setup() -> Scheduler {
-    let queues: String = (0..QUEUES).map(|q| format!("<queue name=\"q{q}\"><weight>{}</weight></queue>", 1 + q % 3)).collect();
-    let mut s = Scheduler::from_xml(&format!("<tidal>{queues}</tidal>"), Settings::default()).unwrap();
+fn cluster(queues_xml: &str, apps: u64, queue_of: impl Fn(u64) -> String, asks_per_app: i64) -> Scheduler {
+    let mut s = Scheduler::from_xml(&format!("<tidal>{queues_xml}</tidal>"), Settings::default()).unwrap();
     for n in 0..NODES {
         s.add_node(n, 1_000 + n, 1 + n / 40, Resources::new(16 * 1024, 16)).unwrap();
     }
-    for a in 0..APPS {
-        s.add_app(a, &format!("q{}", a as usize % QUEUES), "bench").unwrap();
-        s.update_asks(a, &[ask(ASKS_PER_APP)], &[], &[]).unwrap();
+    for a in 0..apps {
+        s.add_app(a, &queue_of(a), "bench").unwrap();
+        s.update_asks(a, &[ask(asks_per_app)], &[], &[]).unwrap();
     }
     s
 }
 
-fn heartbeat(c: &mut Criterion) {
-    let mut s = setup();
+/// Times steady-state heartbeats round-robin over the nodes.
+fn bench_heartbeats(c: &mut Criterion, name: &str, mut s: Scheduler, asks_per_app: i64) {
     let mut running: Vec<Vec<u64>> = vec![Vec::new(); NODES as usize];
     let mut out: Vec<Decision> = Vec::with_capacity(16);
     let mut node = 0u32;
-    c.bench_function("heartbeat_10k_nodes_1k_apps_100_queues_50k_pending", |b| {
+    let mut now = 1_000i64;
+    let pending_before: u64 = s.state().queues.iter().map(|q| q.pending_containers).sum();
+    c.bench_function(name, |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
                 let completed = std::mem::take(&mut running[node as usize]);
                 out.clear();
                 let start = Instant::now();
-                black_box(s.node_heartbeat(node, 0, &completed, &mut out, 10).unwrap());
+                black_box(s.node_heartbeat(node, now, &completed, &mut out, 10).unwrap());
                 total += start.elapsed();
                 running[node as usize].extend(out.iter().map(|d| d.allocation_id));
                 for d in &out {
-                    s.update_asks(d.app, &[ask(ASKS_PER_APP)], &[], &[]).unwrap();
+                    s.update_asks(d.app, &[ask(asks_per_app)], &[], &[]).unwrap();
                 }
                 node = (node + 1) % NODES;
+                now += 1;
             }
             total
         })
     });
-    assert_eq!(s.state().queues.iter().map(|q| q.pending_containers).sum::<u64>(), APPS * ASKS_PER_APP as u64);
+    let pending_after: u64 = s.state().queues.iter().map(|q| q.pending_containers).sum();
+    assert_eq!(pending_before, pending_after, "steady state kept");
 }
 
-criterion_group!(benches, heartbeat);
+fn drf(c: &mut Criterion) {
+    let queues: String =
+        (0..100).map(|q| format!("<queue name=\"q{q}\"><weight>{}</weight></queue>", 1 + q % 3)).collect();
+    let s = cluster(&queues, 1_000, |a| format!("q{}", a % 100), 50);
+    bench_heartbeats(c, "heartbeat_drf_10k_nodes_1k_apps_100_queues_50k_pending", s, 50);
+}
+
+fn bopf(c: &mut Criterion) {
+    const LQS: usize = 2_000;
+    const QUEUES: usize = 20_000;
+    // Capacity 160,000 vcores; with 20,000 queues the fair share of a 600 s period is 4,800
+    // vcore-seconds. Even LQs ask 600 (Hard: rate 10 vcores each, 10,000 in all); odd LQs ask
+    // 6,000 (above the fair share: Elastic).
+    let mut xml = String::from("<policy>bopf</policy>");
+    for q in 0..QUEUES {
+        if q < LQS {
+            let demand = if q % 2 == 0 { 600 } else { 6_000 };
+            xml.push_str(&format!(
+                "<queue name=\"q{q}\"><type>lq</type><period-sec>600</period-sec><deadline-sec>60</deadline-sec>\
+                 <burst-demand><vcores>{demand}</vcores><memory-mb>{}</memory-mb></burst-demand></queue>",
+                demand * 1024
+            ));
+        } else {
+            xml.push_str(&format!("<queue name=\"q{q}\"/>"));
+        }
+    }
+    let s = cluster(&xml, QUEUES as u64, |a| format!("q{a}"), 5);
+    bench_heartbeats(c, "heartbeat_bopf_20k_queues_10k_nodes", s, 5);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(50);
+    targets = drf, bopf
+}
 criterion_main!(benches);

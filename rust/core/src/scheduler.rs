@@ -6,7 +6,9 @@
 
 use crate::config::{self, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
-use crate::policy::{self, Admission, AdmissionClass, Policy};
+use crate::policy::{self, Admission, AdmissionClass, Policy, QueueKey};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use crate::request::{Ask, LocationId, Priority};
 use crate::resource::Resources;
 use crate::state::{
@@ -49,8 +51,9 @@ pub struct Scheduler {
     /// Queues registered at run time; they survive reloads of the allocation file.
     registered: Vec<QueueConfig>,
     policy: Box<dyn Policy>,
-    /// Reused across heartbeats so the hot path does not allocate.
-    candidates: Vec<QueueIdx>,
+    /// Queues to offer the node to, by policy key; reused across heartbeats so the hot path
+    /// does not allocate.
+    candidates: BinaryHeap<Reverse<(QueueKey, QueueIdx)>>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -89,7 +92,7 @@ impl Scheduler {
             queue_file,
             registered: Vec::new(),
             policy,
-            candidates: Vec::new(),
+            candidates: BinaryHeap::new(),
         };
         for qi in 0..s.state.queues.len() {
             s.admit(qi);
@@ -453,32 +456,36 @@ impl Scheduler {
 
         let limit = max_decisions.min(self.settings.max_assign_per_heartbeat as usize);
         let mut free = self.state.node(node_id).map(Node::free).unwrap_or_default();
-        self.candidates.clear();
-        self.candidates.extend(
-            self.state
+        // Heapify once (O(Q)), then re-key only the queue that was served: keys depend on a
+        // queue's own state, so a heartbeat costs O(Q + D log Q) for D decisions.
+        let mut heap = std::mem::take(&mut self.candidates).into_vec();
+        heap.clear();
+        let policy = &self.policy;
+        let state = &self.state;
+        heap.extend(
+            state
                 .queues
                 .iter()
                 .enumerate()
                 .filter(|(_, q)| q.pending_containers > 0)
-                .map(|(i, _)| i),
+                .map(|(i, _)| Reverse((policy.queue_key(state, i), i))),
         );
+        self.candidates = BinaryHeap::from(heap);
         let mut made = 0;
-        while made < limit && !self.candidates.is_empty() {
-            let Some(qi) = self.policy.pick_queue(&self.state, &self.candidates) else {
-                break;
-            };
-            match self.find_in_queue(qi, host, rack, &free) {
-                Some((slot, priority, locality, resources)) => {
-                    if self.state.next_allocation_id >= MAX_ALLOCATION_ID {
-                        return Err(CoreError::InvalidInput(
-                            "allocation ids exhausted (2^40); restart the scheduler".into(),
-                        ));
-                    }
-                    out.push(self.commit(slot, node_id, host, rack, priority, locality, resources));
-                    free -= resources;
-                    made += 1;
+        while made < limit {
+            let Some(Reverse((_, qi))) = self.candidates.pop() else { break };
+            if let Some((slot, priority, locality, resources)) = self.find_in_queue(qi, host, rack, &free) {
+                if self.state.next_allocation_id >= MAX_ALLOCATION_ID {
+                    return Err(CoreError::InvalidInput(
+                        "allocation ids exhausted (2^40); restart the scheduler".into(),
+                    ));
                 }
-                None => self.candidates.retain(|&c| c != qi),
+                out.push(self.commit(slot, node_id, host, rack, priority, locality, resources));
+                free -= resources;
+                made += 1;
+                if self.state.queues[qi].pending_containers > 0 {
+                    self.candidates.push(Reverse((self.policy.queue_key(&self.state, qi), qi)));
+                }
             }
         }
         Ok(made)

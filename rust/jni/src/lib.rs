@@ -13,7 +13,7 @@ mod log_buffer;
 pub mod wire;
 
 use jni::objects::{JClass, JIntArray, JLongArray, JString};
-use jni::sys::{jint, jlong, jstring};
+use jni::sys::{jboolean, jint, jlong, jstring};
 use jni::JNIEnv;
 use once_cell::sync::Lazy;
 use parking_lot::{Mutex, RwLock};
@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use tidal_core::request::Ask;
 use tidal_core::status::SchedulerStatus;
+use tidal_core::scheduler::Caller;
 use tidal_core::{Decision, Scheduler};
 
 const EXCEPTION: &str = "org/tidal/yarn/TidalException";
@@ -346,6 +347,45 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_releaseAllocation<'l>(
 ) {
     guard(&mut env, |_| {
         instance(handle)?.lock().scheduler.release(wire::allocation_id(allocation)?);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_registerQueue<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    queue_xml: JString<'l>,
+    user: JString<'l>,
+    admin: jboolean,
+) -> jstring {
+    guard(&mut env, |env| {
+        let xml = string(env, &queue_xml, "queue definition")?;
+        let user = string(env, &user, "user name")?;
+        let config = tidal_core::config::parse_queue_element(&xml)?;
+        let name = config.name.clone();
+        let caller = Caller { user: &user, admin: admin != 0 };
+        let verdict = instance(handle)?.lock().scheduler.register_queue(config, caller)?;
+        let json = serde_json::json!({ "queue": name, "class": verdict.class, "reason": verdict.reason });
+        jstring_of(env, &json.to_string())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_unregisterQueue<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    queue: JString<'l>,
+    user: JString<'l>,
+    admin: jboolean,
+) {
+    guard(&mut env, |env| {
+        let queue = string(env, &queue, "queue name")?;
+        let user = string(env, &user, "user name")?;
+        let caller = Caller { user: &user, admin: admin != 0 };
+        instance(handle)?.lock().scheduler.unregister_queue(&queue, caller)?;
         Ok(())
     })
 }

@@ -25,8 +25,7 @@
 //! Burst windows for condition (3) are laid out from the scheduler's first heartbeat plus each
 //! LQ's `first-burst-sec`.
 
-use super::drf::least_by;
-use super::{Admission, AdmissionClass, BurstView, Policy, QueueView};
+use super::{Admission, AdmissionClass, BurstView, Policy, QueueKey, QueueView};
 use crate::bopf::admission::{AdmissionConfig, AdmissionController, BopfMode};
 use crate::config::{QueueFile, QueueKind};
 use crate::resource::{Resources, DIMS};
@@ -245,10 +244,10 @@ impl Bopf {
         }
     }
 
-    /// `(tier, order within tier)` of a candidate queue; see the module docs.
-    fn key(&self, state: &ClusterState, q: QueueIdx) -> (u8, f64) {
+    /// Tier and order of a queue; see the module docs.
+    fn key(&self, state: &ClusterState, q: QueueIdx) -> QueueKey {
         let queue = &state.queues[q];
-        let drf = (2, queue.weighted_dominant_share(&state.capacity));
+        let drf = QueueKey::drf(state, q, 2);
         let Some(slot) = self.slot(q) else { return drf };
         let Some(burst) = slot.burst.as_ref() else { return drf };
         let Phase::On { deadline_at_ms, .. } = burst.phase else { return drf };
@@ -256,11 +255,15 @@ impl Bopf {
             (AdmissionClass::Hard, Some(rate)) => {
                 let below = (0..DIMS).map(|k| (rate.0[k], queue.usage.0[k])).filter(|(r, _)| *r > 0);
                 let ratio = below.map(|(r, u)| u as f64 / r as f64).fold(0.0, f64::max);
-                if ratio < 1.0 { (0, ratio) } else { drf }
+                if ratio < 1.0 { QueueKey { tier: 0, order: ratio } } else { drf }
             }
             (AdmissionClass::Soft, Some(_)) if self.now_ms < deadline_at_ms && !burst.demand_met() => {
                 let room = state.capacity.saturating_sub(&self.committed);
-                if self.soft_usage.fits_in(&room) { (1, burst.remaining_share(&state.capacity)) } else { drf }
+                if self.soft_usage.fits_in(&room) {
+                    QueueKey { tier: 1, order: burst.remaining_share(&state.capacity) }
+                } else {
+                    drf
+                }
             }
             _ => drf,
         }
@@ -330,7 +333,7 @@ impl Policy for Bopf {
         self.track_bursts(state, now_ms);
     }
 
-    fn pick_queue(&mut self, state: &ClusterState, candidates: &[QueueIdx]) -> Option<QueueIdx> {
-        least_by(candidates, |q| self.key(state, q))
+    fn queue_key(&self, state: &ClusterState, queue: QueueIdx) -> QueueKey {
+        self.key(state, queue)
     }
 }

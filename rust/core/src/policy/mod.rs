@@ -6,7 +6,7 @@
 //! - [`Policy::admit`]: a queue joins (configuration load, reload, run-time registration);
 //!   the policy sorts it into a class or rejects it.
 //! - [`Policy::begin_heartbeat`]: time has advanced; refresh time-driven state.
-//! - [`Policy::pick_queue`]: which queue is offered the node next (queue sort).
+//! - [`Policy::queue_key`]: the order in which queues are offered a node (queue sort).
 //! - [`Policy::queue_view`]: what the policy knows about a queue, for status and logs.
 
 pub mod bopf;
@@ -74,9 +74,39 @@ pub trait Policy: Send {
     /// Called once per heartbeat before any assignment.
     fn begin_heartbeat(&mut self, _state: &ClusterState, _now_ms: i64) {}
 
-    /// Picks the queue to offer the node to next, from `candidates` (queues with pending asks
-    /// that may fit). Returning `None` ends the heartbeat's assignments.
-    fn pick_queue(&mut self, state: &ClusterState, candidates: &[QueueIdx]) -> Option<QueueIdx>;
+    /// Queue sort: queues with pending asks are offered the node in increasing key order. A
+    /// key may depend only on the queue's own state and on what `begin_heartbeat` fixed, so the
+    /// scheduler recomputes it only for the queue that was just served.
+    fn queue_key(&self, state: &ClusterState, queue: QueueIdx) -> QueueKey;
+}
+
+/// Sort key of a queue: a tier (lower first), then an order within the tier (lower first).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct QueueKey {
+    pub tier: u8,
+    pub order: f64,
+}
+
+impl QueueKey {
+    /// Weighted DRF within `tier`.
+    #[inline]
+    pub fn drf(state: &ClusterState, queue: QueueIdx, tier: u8) -> QueueKey {
+        QueueKey { tier, order: state.queues[queue].weighted_dominant_share(&state.capacity) }
+    }
+}
+
+impl Eq for QueueKey {}
+
+impl PartialOrd for QueueKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for QueueKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.tier.cmp(&other.tier).then(self.order.total_cmp(&other.order))
+    }
 }
 
 /// Builds the policy a configuration names.

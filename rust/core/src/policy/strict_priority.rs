@@ -1,8 +1,7 @@
 //! Strict priority: latency-sensitive queues always before throughput queues, weighted DRF
 //! within each group. The baseline BoPF is measured against (best for LQs, no TQ protection).
 
-use super::drf::least_weighted_share_by;
-use super::Policy;
+use super::{Policy, QueueKey};
 use crate::state::{ClusterState, QueueIdx};
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -13,9 +12,8 @@ impl Policy for StrictPriority {
         "strict-priority"
     }
 
-    fn pick_queue(&mut self, state: &ClusterState, candidates: &[QueueIdx]) -> Option<QueueIdx> {
-        least_weighted_share_by(state, candidates, |q| {
-            if state.queues[q].config.is_latency_sensitive() { 0 } else { 1 }
-        })
+    fn queue_key(&self, state: &ClusterState, queue: QueueIdx) -> QueueKey {
+        let tier = if state.queues[queue].config.is_latency_sensitive() { 0 } else { 1 };
+        QueueKey::drf(state, queue, tier)
     }
 }

@@ -8,6 +8,7 @@
 //! ```xml
 //! <tidal>
 //!   <policy>bopf</policy>                      <!-- drf | strict-priority | n-bopf | bopf -->
+//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo -->
 //!   <n-min>3</n-min>                           <!-- BoPF's N_min, default 1 -->
 //!   <queue name="etl"><weight>1</weight></queue>            <!-- a TQ -->
 //!   <queue name="dashboards">                                <!-- an LQ -->
@@ -65,6 +66,30 @@ impl PolicyKind {
             PolicyKind::StrictPriority => "strict-priority",
             PolicyKind::NBopf => "n-bopf",
             PolicyKind::Bopf => "bopf",
+        }
+    }
+}
+
+/// Which policy chooses what starts inside a queue. One module per policy under
+/// [`crate::policy`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AppPolicyKind {
+    /// Submission order, AM containers first.
+    Fifo,
+}
+
+impl AppPolicyKind {
+    pub const ALL: [AppPolicyKind; 1] = [AppPolicyKind::Fifo];
+
+    pub fn parse(name: &str) -> Option<AppPolicyKind> {
+        let n = name.trim().to_ascii_lowercase();
+        AppPolicyKind::ALL.into_iter().find(|k| k.name() == n)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AppPolicyKind::Fifo => "fifo",
         }
     }
 }
@@ -129,6 +154,7 @@ impl QueueConfig {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct QueueFile {
     pub policy: PolicyKind,
+    pub app_policy: AppPolicyKind,
     /// BoPF's `N_min`: fair shares are computed for at least this many queues.
     pub n_min: u32,
     pub queues: Vec<QueueConfig>,
@@ -216,6 +242,7 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
         )));
     }
     let mut policy = PolicyKind::Drf;
+    let mut app_policy = AppPolicyKind::Fifo;
     let mut n_min = 1;
     let mut queues: Vec<QueueConfig> = Vec::new();
     for child in root.children().filter(|n| n.is_element()) {
@@ -231,6 +258,15 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
                     ))
                 })?;
             }
+            "app-policy" => {
+                app_policy = AppPolicyKind::parse(text).ok_or_else(|| {
+                    let known: Vec<&str> = AppPolicyKind::ALL.iter().map(|k| k.name()).collect();
+                    CoreError::Config(format!(
+                        "line {line}: unknown app-policy '{text}' (known: {})",
+                        known.join(", ")
+                    ))
+                })?;
+            }
             "n-min" => {
                 n_min = text.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
                     CoreError::Config(format!("line {line}: n-min '{text}' is not a whole number >= 1"))
@@ -239,7 +275,7 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
             "queue" => queues.push(parse_queue(&doc, child)?),
             other => {
                 return Err(CoreError::Config(format!(
-                    "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <n-min> or <queue>)"
+                    "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <app-policy>, <n-min> or <queue>)"
                 )))
             }
         }
@@ -252,7 +288,7 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
         return Err(CoreError::Config(format!("queue '{}' is declared twice", w[0])));
     }
-    Ok(QueueFile { policy, n_min, queues })
+    Ok(QueueFile { policy, app_policy, n_min, queues })
 }
 
 /// Parses one `<queue>` element; also the body of a run-time queue registration.

@@ -30,6 +30,14 @@ pub enum Locality {
     OffSwitch = 2,
 }
 
+/// Where and what one container of an app could start as on a node.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Placement {
+    pub priority: Priority,
+    pub locality: Locality,
+    pub resources: Resources,
+}
+
 /// One ask record as the RM sends it.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Ask {
@@ -233,30 +241,37 @@ impl AskTable {
         }
     }
 
-    /// The first priority (highest first) with a container that fits `free` on the node at
+    /// Every priority (highest first) with a container that fits `free` on the node at
     /// (`host`, `rack`), honouring locality constraints and the blacklist.
     #[inline]
-    pub fn find(
-        &self,
+    pub fn placements<'a>(
+        &'a self,
         host: LocationId,
         rack: LocationId,
-        free: &Resources,
-    ) -> Option<(Priority, Locality, Resources)> {
-        if self.pending_containers == 0 || !self.min_capability?.fits_in(free) {
-            return None;
-        }
-        if !self.blacklist.is_empty()
-            && (self.blacklist.binary_search(&host).is_ok()
-                || self.blacklist.binary_search(&rack).is_ok())
-        {
-            return None;
-        }
-        self.by_priority.iter().find_map(|p| {
+        free: &'a Resources,
+    ) -> impl Iterator<Item = Placement> + 'a {
+        let possible = self.pending_containers > 0
+            && self.min_capability.is_some_and(|m| m.fits_in(free))
+            && (self.blacklist.is_empty()
+                || (self.blacklist.binary_search(&host).is_err()
+                    && self.blacklist.binary_search(&rack).is_err()));
+        let candidates = if possible { &self.by_priority[..] } else { &[] };
+        candidates.iter().filter_map(move |p| {
             if !p.capability.fits_in(free) {
                 return None;
             }
-            p.placement(host, rack).map(|loc| (p.priority, loc, p.capability))
+            p.placement(host, rack).map(|locality| Placement {
+                priority: p.priority,
+                locality,
+                resources: p.capability,
+            })
         })
+    }
+
+    /// The first of [`AskTable::placements`]: YARN's highest-priority-first order.
+    #[inline]
+    pub fn find(&self, host: LocationId, rack: LocationId, free: &Resources) -> Option<Placement> {
+        self.placements(host, rack, free).next()
     }
 
     /// Records that one container of `priority` was placed with `locality` on (`host`, `rack`).
@@ -321,7 +336,7 @@ mod tests {
     #[test]
     fn lower_priority_number_is_served_first() {
         let t = table(&[ask(20, ANY, 3, true, 1024), ask(5, ANY, 1, true, 2048)]);
-        assert_eq!(t.find(HOST1, RACK1, &BIG).unwrap().0, 5);
+        assert_eq!(t.find(HOST1, RACK1, &BIG).unwrap().priority, 5);
         assert_eq!(t.pending_containers(), 4);
         assert_eq!(t.pending_resources(), Resources::new(3 * 1024 + 2048, 4));
     }
@@ -333,13 +348,13 @@ mod tests {
             ask(1, RACK1, 1, true, 1024),
             ask(1, ANY, 2, true, 1024),
         ]);
-        assert_eq!(t.find(HOST1, RACK1, &BIG).unwrap().1, Locality::NodeLocal);
-        assert_eq!(t.find(HOST2, RACK1, &BIG).unwrap().1, Locality::RackLocal);
-        assert_eq!(t.find(HOST2, RACK2, &BIG).unwrap().1, Locality::OffSwitch);
+        assert_eq!(t.find(HOST1, RACK1, &BIG).unwrap().locality, Locality::NodeLocal);
+        assert_eq!(t.find(HOST2, RACK1, &BIG).unwrap().locality, Locality::RackLocal);
+        assert_eq!(t.find(HOST2, RACK2, &BIG).unwrap().locality, Locality::OffSwitch);
         t.allocate(1, Locality::NodeLocal, HOST1, RACK1);
         assert_eq!(t.pending_containers(), 1);
         // The node and rack entries are used up: what is left is off-switch anywhere.
-        assert_eq!(t.find(HOST1, RACK1, &BIG).unwrap().1, Locality::OffSwitch);
+        assert_eq!(t.find(HOST1, RACK1, &BIG).unwrap().locality, Locality::OffSwitch);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use crate::config::{self, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
-use crate::policy::{self, Admission, AdmissionClass, Policy, QueueKey};
+use crate::policy::{self, Admission, AdmissionClass, AppPolicy, NodeOffer, Policy, QueueKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use crate::request::{Ask, LocationId, Priority};
@@ -51,6 +51,7 @@ pub struct Scheduler {
     /// Queues registered at run time; they survive reloads of the allocation file.
     registered: Vec<QueueConfig>,
     policy: Box<dyn Policy>,
+    app_policy: Box<dyn AppPolicy>,
     /// Queues to offer the node to, by policy key; reused across heartbeats so the hot path
     /// does not allocate.
     candidates: BinaryHeap<Reverse<(QueueKey, QueueIdx)>>,
@@ -86,12 +87,14 @@ impl Scheduler {
             state.queues.push(Queue::new(q, 0));
         }
         let policy = policy::build(&queue_file);
+        let app_policy = policy::build_app_policy(&queue_file);
         let mut s = Scheduler {
             state,
             settings,
             queue_file,
             registered: Vec::new(),
             policy,
+            app_policy,
             candidates: BinaryHeap::new(),
         };
         for qi in 0..s.state.queues.len() {
@@ -154,6 +157,10 @@ impl Scheduler {
         self.policy.name()
     }
 
+    pub fn app_policy_name(&self) -> &'static str {
+        self.app_policy.name()
+    }
+
     /// Applies a new queue file and settings (`yarn rmadmin -refreshQueues`). Queues keep
     /// their apps and usage; a queue the new file drops is retired: it takes no new apps and
     /// disappears once its last app leaves.
@@ -172,6 +179,9 @@ impl Scheduler {
             order.push(self.upsert_queue(qc));
         }
         self.policy = policy::build(&queue_file);
+        if queue_file.app_policy != self.queue_file.app_policy {
+            self.app_policy = policy::build_app_policy(&queue_file);
+        }
         self.queue_file = queue_file;
         self.settings = settings;
         for qi in order {
@@ -453,6 +463,7 @@ impl Scheduler {
         }
         self.state.now_ms = self.state.now_ms.max(now_ms);
         self.policy.begin_heartbeat(&self.state, now_ms);
+        self.app_policy.begin_heartbeat(&self.state, now_ms);
 
         let limit = max_decisions.min(self.settings.max_assign_per_heartbeat as usize);
         let mut free = self.state.node(node_id).map(Node::free).unwrap_or_default();
@@ -474,7 +485,10 @@ impl Scheduler {
         let mut made = 0;
         while made < limit {
             let Some(Reverse((_, qi))) = self.candidates.pop() else { break };
-            if let Some((slot, priority, locality, resources)) = self.find_in_queue(qi, host, rack, &free) {
+            let offer = NodeOffer { node: node_id, host, rack, free };
+            if let Some((slot, p)) = self.app_policy.select(&self.state, qi, &offer) {
+                let (priority, locality, resources) = (p.priority, p.locality, p.resources);
+                debug_assert!(resources.fits_in(&free), "app policy placed more than the node has free");
                 if self.state.next_allocation_id >= MAX_ALLOCATION_ID {
                     return Err(CoreError::InvalidInput(
                         "allocation ids exhausted (2^40); restart the scheduler".into(),
@@ -489,28 +503,6 @@ impl Scheduler {
             }
         }
         Ok(made)
-    }
-
-    /// The first ask in a queue that fits: apps still waiting for their first container (the
-    /// ApplicationMaster) come first so that every app can start, then FIFO by submission.
-    fn find_in_queue(
-        &self,
-        qi: QueueIdx,
-        host: LocationId,
-        rack: LocationId,
-        free: &Resources,
-    ) -> Option<(AppSlot, Priority, Locality, Resources)> {
-        let q = &self.state.queues[qi];
-        let try_app = |&slot: &AppSlot| {
-            self.state.app(slot).asks.find(host, rack, free).map(|(p, l, r)| (slot, p, l, r))
-        };
-        if q.apps_waiting_for_am > 0 {
-            let waiting = q.apps.iter().filter(|&&s| !self.state.app(s).started);
-            if let Some(hit) = waiting.filter_map(try_app).next() {
-                return Some(hit);
-            }
-        }
-        q.apps.iter().find_map(try_app)
     }
 
     #[allow(clippy::too_many_arguments)]

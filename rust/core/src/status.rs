@@ -51,6 +51,7 @@ pub struct QueueStatus {
 #[derive(Debug, Serialize)]
 pub struct SchedulerStatus {
     pub policy: &'static str,
+    pub app_policy: &'static str,
     pub nodes: usize,
     pub cluster: ResourceView,
     pub used: ResourceView,
@@ -104,6 +105,7 @@ impl SchedulerStatus {
         let used = state.queues.iter().fold(Resources::ZERO, |acc, q| acc + q.usage);
         SchedulerStatus {
             policy: scheduler.policy_name(),
+            app_policy: scheduler.app_policy_name(),
             nodes: state.node_count,
             cluster: state.capacity.into(),
             used: used.into(),

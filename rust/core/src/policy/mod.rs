@@ -2,7 +2,11 @@
 //! scheduling framework. The scheduler owns the state and YARN's request semantics; a policy
 //! only answers the questions asked at its extension points.
 //!
+//! Two levels, each a trait: a [`Policy`] orders queues (DRF, strict priority, BoPF) and an
+//! [`AppPolicy`] chooses what to start inside the queue that was offered a node (FIFO today).
+//!
 //! Extension points:
+//! - [`AppPolicy::select`]: which app's container, at which priority, starts on the node.
 //! - [`Policy::admit`]: a queue joins (configuration load, reload, run-time registration);
 //!   the policy sorts it into a class or rejects it.
 //! - [`Policy::begin_heartbeat`]: time has advanced; refresh time-driven state.
@@ -11,11 +15,14 @@
 
 pub mod bopf;
 pub mod drf;
+pub mod fifo;
 pub mod strict_priority;
 
 pub use crate::bopf::admission::AdmissionClass;
-use crate::config::{PolicyKind, QueueFile};
-use crate::state::{ClusterState, QueueIdx};
+use crate::config::{AppPolicyKind, PolicyKind, QueueFile};
+use crate::request::{LocationId, Placement};
+use crate::resource::Resources;
+use crate::state::{AppSlot, ClusterState, NodeId, QueueIdx};
 use serde::Serialize;
 
 /// The outcome of [`Policy::admit`].
@@ -116,5 +123,42 @@ pub fn build(file: &QueueFile) -> Box<dyn Policy> {
         PolicyKind::StrictPriority => Box::new(strict_priority::StrictPriority),
         PolicyKind::NBopf => Box::new(bopf::Bopf::new(file, crate::bopf::admission::BopfMode::NBopf)),
         PolicyKind::Bopf => Box::new(bopf::Bopf::new(file, crate::bopf::admission::BopfMode::Bopf)),
+    }
+}
+
+/// A node's free space offered to a queue.
+#[derive(Copy, Clone, Debug)]
+pub struct NodeOffer {
+    pub node: NodeId,
+    pub host: LocationId,
+    pub rack: LocationId,
+    pub free: Resources,
+}
+
+impl NodeOffer {
+    /// The app's highest-priority ask that can start here, under YARN's locality rules.
+    #[inline]
+    pub fn first_fit(&self, state: &ClusterState, app: AppSlot) -> Option<Placement> {
+        state.app(app).asks.find(self.host, self.rack, &self.free)
+    }
+}
+
+/// Chooses what starts inside a queue. Implementations must return a placement that the app's
+/// ask table allows on the offered node (use [`NodeOffer::first_fit`] or
+/// [`crate::request::AskTable::placements`]).
+pub trait AppPolicy: Send {
+    fn name(&self) -> &'static str;
+
+    /// Called once per heartbeat before any assignment.
+    fn begin_heartbeat(&mut self, _state: &ClusterState, _now_ms: i64) {}
+
+    /// The container to start on the offered node from queue `queue`, if any.
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)>;
+}
+
+/// Builds the app policy a configuration names.
+pub fn build_app_policy(file: &QueueFile) -> Box<dyn AppPolicy> {
+    match file.app_policy {
+        AppPolicyKind::Fifo => Box::new(fifo::Fifo),
     }
 }

@@ -321,3 +321,11 @@ proptest! {
         prop_assert!(offers > 0);
     }
 }
+
+/// The example queue file shipped for operators must stay valid.
+#[test]
+fn shipped_example_queue_file_parses() {
+    let xml = include_str!("../../../hadoop-conf/tidal-queues.xml");
+    let file = tidal_core::config::parse_queue_file(xml).unwrap();
+    assert!(file.queues.len() >= 2);
+}

@@ -327,3 +327,17 @@ proptest! {
         prop_assert!(share("root.tq") + 1e-9 >= share("root.lq"), "tq {} lq {}", share("root.tq"), share("root.lq"));
     }
 }
+
+/// The shipped BoPF example lands its LQs in the classes its comment explains.
+#[test]
+fn shipped_bopf_example_admits_as_documented() {
+    let xml = include_str!("../../../hadoop-conf/tidal-queues-bopf.xml");
+    let mut s = Scheduler::from_xml(xml, Settings::default()).unwrap();
+    for i in 0..100 {
+        s.add_node(i, 1000 + i, 1, Resources::new(64 * GB, 32)).unwrap();
+    }
+    s.node_heartbeat(0, 5_000, &[], &mut Vec::new(), 1).unwrap();
+    assert_eq!(class(&s, "root.dashboards"), AdmissionClass::Hard);
+    assert_eq!(class(&s, "root.alerts"), AdmissionClass::Soft);
+    assert_eq!(class(&s, "root.etl"), AdmissionClass::Elastic);
+}

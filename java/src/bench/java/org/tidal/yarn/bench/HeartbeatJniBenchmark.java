@@ -1,0 +1,148 @@
+/*
+ * Cost of one node heartbeat through JNI, as the scheduler's event thread pays it.
+ *
+ * Run:  mvn -f java/pom.xml -Pbench verify      (add -Dtidal.native.dir=<dir> for another .so)
+ *
+ * nativeHeartbeat: TidalNative.nodeHeartbeat handing back the previous ten allocations and
+ * returning ten new decisions (steady state of a busy node).
+ * javaBaseline: the same Java-side work (id bookkeeping, a ten-record decision buffer filled in
+ * Java) without crossing into native code.
+ * main() runs both in a forked JVM and prints the difference of their sampled medians.
+ */
+package org.tidal.yarn.bench;
+
+import java.util.Collection;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.tidal.yarn.TidalNative;
+
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class HeartbeatJniBenchmark {
+  static final int DECISIONS = 10;
+  private static final String QUEUES = "<tidal><policy>drf</policy>"
+      + "<queue name=\"a\"><weight>1</weight></queue></tidal>";
+  private static final int NODE = 0;
+  private static final long APP = 1;
+  private static final int PRIORITY = 1;
+
+  private long handle;
+  private final long[] decisions = new long[DECISIONS * TidalNative.DECISION_STRIDE];
+  private final long[] completed = new long[DECISIONS];
+  private long now;
+  private long nextJavaId = 1;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    long[] settings = new long[TidalNative.SETTINGS_LEN];
+    settings[TidalNative.SET_MIN_MEMORY_MB] = 1024;
+    settings[TidalNative.SET_MIN_VCORES] = 1;
+    settings[TidalNative.SET_MAX_MEMORY_MB] = 8192;
+    settings[TidalNative.SET_MAX_VCORES] = 32;
+    settings[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = DECISIONS;
+    handle = TidalNative.create(QUEUES, settings);
+    // Room for exactly the ten containers in flight between two heartbeats, and more.
+    TidalNative.addNode(handle, NODE, 1, 2, 16 * 1024, 16);
+    TidalNative.addApp(handle, APP, "a", "bench");
+    long[] ask = new long[TidalNative.ASK_STRIDE];
+    ask[TidalNative.ASK_PRIORITY] = PRIORITY;
+    ask[TidalNative.ASK_LOCATION] = TidalNative.ANY_LOCATION;
+    ask[TidalNative.ASK_NUM_CONTAINERS] = Integer.MAX_VALUE;
+    ask[TidalNative.ASK_RELAX_LOCALITY] = 1;
+    ask[TidalNative.ASK_MEMORY_MB] = 1024;
+    ask[TidalNative.ASK_VCORES] = 1;
+    TidalNative.allocate(handle, APP, ask, null, null, null);
+    int made = TidalNative.nodeHeartbeat(handle, NODE, ++now, new long[0], decisions);
+    check(made);
+    collectIds();
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    TidalNative.destroy(handle);
+  }
+
+  @Benchmark
+  public int nativeHeartbeat() {
+    int made = TidalNative.nodeHeartbeat(handle, NODE, ++now, completed, decisions);
+    check(made);
+    collectIds();
+    return made;
+  }
+
+  @Benchmark
+  public int javaBaseline() {
+    int made = javaHeartbeat(decisions);
+    check(made);
+    collectIds();
+    return made;
+  }
+
+  /** Writes ten decision records the way the native side does, in plain Java. */
+  private int javaHeartbeat(long[] out) {
+    int records = Math.min(DECISIONS, out.length / TidalNative.DECISION_STRIDE);
+    for (int i = 0; i < records; i++) {
+      int offset = i * TidalNative.DECISION_STRIDE;
+      out[offset + TidalNative.DEC_ALLOCATION_ID] = nextJavaId++;
+      out[offset + TidalNative.DEC_APP_KEY] = APP;
+      out[offset + TidalNative.DEC_PRIORITY] = PRIORITY;
+      out[offset + TidalNative.DEC_LOCALITY] = TidalNative.LOCALITY_OFF_SWITCH;
+      out[offset + TidalNative.DEC_MEMORY_MB] = 1024;
+      out[offset + TidalNative.DEC_VCORES] = 1;
+    }
+    return records;
+  }
+
+  private void collectIds() {
+    for (int i = 0; i < DECISIONS; i++) {
+      completed[i] = decisions[i * TidalNative.DECISION_STRIDE + TidalNative.DEC_ALLOCATION_ID];
+    }
+  }
+
+  private static void check(int made) {
+    if (made != DECISIONS) {
+      throw new IllegalStateException("expected " + DECISIONS + " decisions, got " + made);
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    Options options = new OptionsBuilder()
+        .include(HeartbeatJniBenchmark.class.getName() + "\\.")
+        .jvmArgsAppend("-Djava.library.path=" + System.getProperty("java.library.path"))
+        .build();
+    Collection<RunResult> results = new Runner(options).run();
+    double nativeMedian = Double.NaN;
+    double javaMedian = Double.NaN;
+    for (RunResult result : results) {
+      String name = result.getParams().getBenchmark();
+      double median = result.getPrimaryResult().getStatistics().getPercentile(50.0);
+      if (name.endsWith(".nativeHeartbeat")) {
+        nativeMedian = median;
+      } else if (name.endsWith(".javaBaseline")) {
+        javaMedian = median;
+      }
+    }
+    System.out.printf("nodeHeartbeat with %d decisions: median %.0f ns; Java baseline median "
+        + "%.0f ns; median added cost %.0f ns per heartbeat%n", DECISIONS, nativeMedian,
+        javaMedian, nativeMedian - javaMedian);
+  }
+}

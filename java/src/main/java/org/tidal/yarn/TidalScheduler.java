@@ -25,6 +25,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Priority;
@@ -38,6 +39,7 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.proto.YarnServiceProtos.SchedulerResourceTypes;
+import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
@@ -50,6 +52,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNodeCleanContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.UpdatedContainerInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
@@ -92,7 +95,7 @@ import org.apache.hadoop.yarn.util.resource.Resources;
  * asks, and the native core locks internally without calling back into Java.
  *
  * <p>Containers are not recovered across ResourceManager restarts: the native core would not
- * know them, so nodes' reports of running containers are not replayed into the scheduler.
+ * know them, so containers that nodes kept running are stopped instead of replayed.
  */
 public class TidalScheduler extends FifoScheduler {
   /** Queue allocation file: absolute path, or a name resolved on the classpath. */
@@ -301,9 +304,12 @@ public class TidalScheduler extends FifoScheduler {
 
   private void dispatch(SchedulerEvent event) {
     switch (event.getType()) {
-      case NODE_ADDED:
-        addNode(((NodeAddedSchedulerEvent) event).getAddedRMNode());
+      case NODE_ADDED: {
+        NodeAddedSchedulerEvent added = (NodeAddedSchedulerEvent) event;
+        addNode(added.getAddedRMNode());
+        stopUnrecoveredContainers(added.getAddedRMNode(), added.getContainerReports());
         break;
+      }
       case NODE_REMOVED:
         removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
         break;
@@ -373,6 +379,24 @@ public class TidalScheduler extends FifoScheduler {
     updateRootAvailable();
     LOG.info("Added node " + rmNode.getNodeAddress() + " (native id " + id + ") with " + total
         + ", cluster capacity " + clusterResource);
+  }
+
+  /**
+   * After a work-preserving RM restart a node reports the containers it kept running. The core
+   * cannot adopt them, so the node is told to stop them and their apps ask again.
+   */
+  private void stopUnrecoveredContainers(RMNode rmNode, List<NMContainerStatus> reports) {
+    if (reports == null || !rmContext.isWorkPreservingRecoveryEnabled()) {
+      return;
+    }
+    for (NMContainerStatus report : reports) {
+      if (report.getContainerState() != ContainerState.COMPLETE) {
+        LOG.info("Stopping " + report.getContainerId() + " on " + rmNode.getNodeAddress()
+            + ": Tidal does not recover containers");
+        rmContext.getDispatcher().getEventHandler().handle(
+            new RMNodeCleanContainerEvent(rmNode.getNodeID(), report.getContainerId()));
+      }
+    }
   }
 
   private synchronized void removeNode(RMNode rmNode) {

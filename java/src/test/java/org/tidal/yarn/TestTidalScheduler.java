@@ -41,6 +41,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNodeReport;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
@@ -237,6 +238,49 @@ public class TestTidalScheduler {
     Container next = awaitContainers(am, 1, nm).get(0);
     assertFalse(task.getId().equals(next.getId()));
     assertEquals(2, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
+  }
+
+  @Test(timeout = 120000)
+  public void expiredContainerIsFreedInTheCore() throws Exception {
+    start(conf(allocationFile));
+    final MockNM nm = rm.registerNode("127.0.0.1:1234", 2048, 2);
+    MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    am.allocate(ResourceRequest.ANY, 1024, 1, new ArrayList<ContainerId>());
+    Container never = awaitContainers(am, 1, nm).get(0);
+
+    // The AM never starts it; the RM's allocation expirer gives the scheduler this event.
+    rm.getResourceScheduler().handle(new ContainerExpiredSchedulerEvent(never.getId()));
+    waitFor("the expired container to leave the node", new Callable<Boolean>() {
+      @Override
+      public Boolean call() {
+        return scheduler().getNodeReport(nm.getNodeId()).getNumContainers() == 1;
+      }
+    });
+    // Only if the core freed it too does the node have room for a replacement.
+    am.allocate(ResourceRequest.ANY, 1024, 1, new ArrayList<ContainerId>());
+    Container replacement = awaitContainers(am, 1, nm).get(0);
+    assertFalse(never.getId().equals(replacement.getId()));
+  }
+
+  @Test(timeout = 120000)
+  public void oneHeartbeatStartsAtMostTheConfiguredNumberOfContainers() throws Exception {
+    YarnConfiguration conf = conf(allocationFile);
+    conf.setInt(TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT, 2);
+    start(conf);
+    final MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
+    MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    am.allocate(ResourceRequest.ANY, 1024, 5, new ArrayList<ContainerId>());
+
+    nm.nodeHeartbeat(true);
+    waitFor("the heartbeat to be scheduled", new Callable<Boolean>() {
+      @Override
+      public Boolean call() {
+        return scheduler().getNodeReport(nm.getNodeId()).getNumContainers() > 1;
+      }
+    });
+    Thread.sleep(300);
+    assertEquals(1 + 2, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
+    assertEquals(5, awaitContainers(am, 5, nm).size());
   }
 
   @Test(timeout = 120000)

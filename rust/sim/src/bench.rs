@@ -1,0 +1,94 @@
+//! Scale benchmarks on synthetic generator workloads: wall time and peak memory.
+
+use crate::gen::Family;
+use crate::runner::{prepare, run_prepared};
+use crate::spec::*;
+use crate::traces::ResourceSpec;
+use anyhow::Result;
+use std::time::Instant;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchCase {
+    /// 3,000 machines, 6,000 jobs, over 600,000 tasks (Facebook-trace scale).
+    Facebook,
+    /// 10,000 machines, over 1,000,000 tasks, DRF.
+    Large,
+    All,
+}
+
+pub fn spec(case: BenchCase, policy: &str) -> Spec {
+    let (machines, jobs, interarrival, scale) = match case {
+        BenchCase::Facebook => (3000, 6000, 3.0, 0.2),
+        _ => (10_000, 10_000, 2.0, 0.2),
+    };
+    let machine = ResourceSpec(
+        [("memory_mb", 131072), ("vcores", 20), ("disk_read_mbps", 4000), ("disk_write_mbps", 2000), ("net_in_mbps", 10000), ("net_out_mbps", 10000)]
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+    );
+    Spec {
+        name: format!("bench-{machines}"),
+        seed: 11,
+        cluster: ClusterSpec { machines, machines_per_rack: 40, machine },
+        scheduler: SchedulerSpec { policy: Some(policy.into()), ..Default::default() },
+        sim: SimSpec::default(),
+        workload: WorkloadSpec::Carbyne {
+            source: SourceSpec::Generator { family: Family::Tpcds, scale },
+            jobs: Some(jobs),
+            arrivals: Arrivals::Poisson,
+            mean_interarrival_s: interarrival,
+            time_scale: 1.0,
+            queues: 20,
+            trace_queues: false,
+        },
+    }
+}
+
+/// Peak resident set size of this process (`VmHWM`), in MB, where the OS reports it.
+pub fn peak_rss_mb() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+pub fn run(case: BenchCase, policy: &str, progress: bool) -> Result<String> {
+    let cases: &[BenchCase] = match case {
+        BenchCase::All => &[BenchCase::Facebook, BenchCase::Large],
+        c => std::slice::from_ref(match c {
+            BenchCase::Facebook => &BenchCase::Facebook,
+            _ => &BenchCase::Large,
+        }),
+    };
+    let mut out = String::new();
+    for &c in cases {
+        let spec = spec(c, policy);
+        let t = Instant::now();
+        let p = prepare(&spec, progress)?;
+        let build_s = t.elapsed().as_secs_f64();
+        let tasks: usize = p.jobs.iter().map(|j| j.stages.iter().map(|s| s.tasks()).sum::<usize>()).sum();
+        let run = run_prepared(&p)?;
+        let total = t.elapsed().as_secs_f64();
+        let sim_end = run.jobs.iter().map(|j| j.finish_ms).max().unwrap_or(0) as f64 / 1000.0;
+        out.push_str(&format!(
+            "{:<9} machines {:>6}  jobs {:>6}  tasks {:>8}  policy {}  simulated {:.0} s\n          \
+             wall {:.2} s (workload {:.2} s, simulation {:.2} s)  events {}  heartbeat events {}  core heartbeats {}  containers {}  peak RSS {} MB\n",
+            format!("{c:?}").to_lowercase(),
+            p.cluster.machines,
+            p.jobs.len(),
+            tasks,
+            run.policy,
+            sim_end,
+            total,
+            build_s,
+            run.stats.wall_s,
+            run.stats.events,
+            run.stats.heartbeat_events,
+            run.stats.core_heartbeats,
+            run.stats.containers,
+            peak_rss_mb().map(|m| format!("{m:.0}")).unwrap_or("?".into()),
+        ));
+    }
+    Ok(out)
+}

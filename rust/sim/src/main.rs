@@ -1,0 +1,141 @@
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use tidal_sim::bench::{self, BenchCase};
+use tidal_sim::experiments::{self, Scale};
+use tidal_sim::metrics::{improvement, JctStats};
+use tidal_sim::{report, runner, spec::Spec};
+
+/// Trace-driven simulator of a YARN cluster running Tidal's scheduling core.
+#[derive(Parser)]
+#[command(name = "tidal-sim", version, about)]
+struct Cli {
+    /// No progress bar.
+    #[arg(long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run one experiment spec (TOML or JSON) and write jobs.csv, shares.csv, summary.json and
+    /// SVG plots.
+    Run {
+        spec: PathBuf,
+        /// Output directory (default target/tidal-sim/<spec name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Override the spec's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override the spec's policy.
+        #[arg(long)]
+        policy: Option<String>,
+    },
+    /// Run a paper check and print our numbers beside the paper's.
+    Experiment {
+        /// Experiment name; `--list` shows them.
+        name: Option<String>,
+        #[arg(long, value_enum, default_value = "full")]
+        scale: Scale,
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        list: bool,
+    },
+    /// Factors of improvement between two runs' jobs.csv (base / new).
+    Compare { base: PathBuf, new: PathBuf },
+    /// Scale benchmarks on synthetic workloads: wall time and peak memory.
+    Bench {
+        #[arg(value_enum, default_value = "all")]
+        case: BenchCase,
+        #[arg(long, default_value = "drf")]
+        policy: String,
+    },
+}
+
+fn read_jcts(path: &PathBuf) -> Result<Vec<f64>> {
+    let file = if path.is_dir() { path.join("jobs.csv") } else { path.clone() };
+    let mut r = csv::Reader::from_path(&file).with_context(|| format!("cannot read {}", file.display()))?;
+    let col = r
+        .headers()?
+        .iter()
+        .position(|h| h == "jct_s")
+        .with_context(|| format!("{}: no jct_s column", file.display()))?;
+    let mut v = Vec::new();
+    for (i, rec) in r.records().enumerate() {
+        let rec = rec.with_context(|| format!("{}: line {}", file.display(), i + 2))?;
+        v.push(rec[col].parse::<f64>().with_context(|| format!("{}: line {}: jct_s '{}'", file.display(), i + 2, &rec[col]))?);
+    }
+    Ok(v)
+}
+
+fn main_inner(cli: Cli) -> Result<()> {
+    let progress = !cli.quiet;
+    match cli.cmd {
+        Cmd::Run { spec, out, seed, policy } => {
+            let mut s = Spec::load(&spec)?;
+            if let Some(seed) = seed {
+                s.seed = seed;
+            }
+            if let Some(p) = policy {
+                s.scheduler.policy = Some(p);
+            }
+            let out = out.unwrap_or_else(|| experiments::default_out(&s.name));
+            let run = runner::run_spec(&s, progress)?;
+            let summary = report::write_all(&run, s.sim.fairness_window_ms, &out)?;
+            println!("{}", serde_json::to_string_pretty(&summary)?);
+            eprintln!("outputs in {}", out.display());
+        }
+        Cmd::Experiment { name, scale, out, list } => {
+            if list || name.is_none() {
+                for e in experiments::EXPERIMENTS {
+                    let missing: Vec<&str> = e.policies.iter().copied().filter(|p| runner::check_policy(p).is_err()).collect();
+                    let note = if missing.is_empty() { String::new() } else { format!(" [needs policies: {}]", missing.join(", ")) };
+                    println!("{:<16} {}{}", e.name, e.about, note);
+                }
+                return Ok(());
+            }
+            let name = name.expect("checked");
+            let e = experiments::find(&name)?;
+            let out = out.unwrap_or_else(|| experiments::default_out(e.name));
+            let text = experiments::run(e, scale, &out)?;
+            println!("{text}");
+            eprintln!("outputs in {}", out.display());
+        }
+        Cmd::Compare { base, new } => {
+            let (a, b) = (JctStats::of(&read_jcts(&base)?), JctStats::of(&read_jcts(&new)?));
+            if a.jobs == 0 || b.jobs == 0 {
+                bail!("a run has no jobs");
+            }
+            let f = improvement(&a, &b);
+            println!("{:<8} {:>10} {:>10} {:>8}", "", "base s", "new s", "factor");
+            for (n, x, y, z) in [
+                ("avg", a.avg_s, b.avg_s, f.avg),
+                ("p25", a.p25_s, b.p25_s, f.p25),
+                ("p50", a.p50_s, b.p50_s, f.p50),
+                ("p75", a.p75_s, b.p75_s, f.p75),
+                ("p95", a.p95_s, b.p95_s, f.p95),
+            ] {
+                println!("{n:<8} {x:>10.1} {y:>10.1} {z:>8.2}");
+            }
+        }
+        Cmd::Bench { case, policy } => {
+            runner::check_policy(&policy)?;
+            print!("{}", bench::run(case, &policy, progress)?);
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("tidal-sim: internal error: {info}");
+    }));
+    let cli = Cli::parse();
+    if let Err(e) = main_inner(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,209 @@
+//! Jobs as the simulator replays them: DAGs of stages, each stage a set of equivalent tasks with
+//! one container shape (YARN needs one capability per request priority) and per-task durations.
+
+use tidal_core::Resources;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stage {
+    pub name: String,
+    /// Indices of the stages that must all finish before this one may start (a barrier).
+    pub parents: Vec<u32>,
+    /// Container capability of every task of the stage.
+    pub demand: Resources,
+    /// One entry per task.
+    pub durations_ms: Vec<u32>,
+}
+
+impl Stage {
+    pub fn tasks(&self) -> usize {
+        self.durations_ms.len()
+    }
+}
+
+/// A DAG with no arrival time yet: what traces and generators produce.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobTemplate {
+    pub name: String,
+    pub stages: Vec<Stage>,
+    /// Submission time recorded by the trace, if it has one.
+    pub arrival_ms: Option<i64>,
+    /// Queue recorded by the trace, if it has one.
+    pub queue: Option<String>,
+}
+
+/// A job instance ready to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub name: String,
+    pub queue: String,
+    /// Free-form label reported per job, e.g. `LQ` or `TQ`.
+    pub class: String,
+    pub arrival_ms: i64,
+    /// Absolute deadline, for jobs that have one (BoPF's LQ jobs).
+    pub deadline_ms: Option<i64>,
+    pub stages: Vec<Stage>,
+}
+
+impl JobTemplate {
+    pub fn total_tasks(&self) -> usize {
+        self.stages.iter().map(Stage::tasks).sum()
+    }
+
+    /// Checks the DAG: at least one stage, every stage has tasks, parents exist, are not the
+    /// stage itself, appear once, and there is no cycle. Errors name the stage.
+    pub fn validate(&self) -> Result<(), String> {
+        validate_stages(&self.stages)
+    }
+}
+
+pub fn validate_stages(stages: &[Stage]) -> Result<(), String> {
+    if stages.is_empty() {
+        return Err("job has no stages".into());
+    }
+    if stages.len() > u16::MAX as usize - 1 {
+        return Err(format!("job has {} stages; at most {} are supported", stages.len(), u16::MAX - 1));
+    }
+    for (i, s) in stages.iter().enumerate() {
+        if s.durations_ms.is_empty() {
+            return Err(format!("stage '{}' has no tasks", s.name));
+        }
+        if s.demand.any_negative() {
+            return Err(format!("stage '{}' has a negative demand {}", s.name, s.demand));
+        }
+        for (k, &p) in s.parents.iter().enumerate() {
+            if p as usize >= stages.len() {
+                return Err(format!("stage '{}' has an edge from unknown stage #{p}", s.name));
+            }
+            if p as usize == i {
+                return Err(format!("stage '{}' depends on itself", s.name));
+            }
+            if s.parents[..k].contains(&p) {
+                return Err(format!("stage '{}' lists parent '{}' twice", s.name, stages[p as usize].name));
+            }
+        }
+    }
+    if topo_order(stages).is_none() {
+        let names: Vec<&str> = cyclic_stages(stages).into_iter().map(|i| stages[i].name.as_str()).collect();
+        return Err(format!("the stage graph has a cycle through {}", names.join(", ")));
+    }
+    Ok(())
+}
+
+/// Kahn's algorithm; `None` when there is a cycle.
+pub fn topo_order(stages: &[Stage]) -> Option<Vec<usize>> {
+    let n = stages.len();
+    let mut indeg: Vec<usize> = stages.iter().map(|s| s.parents.len()).collect();
+    let mut children = vec![Vec::new(); n];
+    for (i, s) in stages.iter().enumerate() {
+        for &p in &s.parents {
+            children[p as usize].push(i);
+        }
+    }
+    let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(i) = ready.pop() {
+        order.push(i);
+        for &c in &children[i] {
+            indeg[c] -= 1;
+            if indeg[c] == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
+}
+
+fn cyclic_stages(stages: &[Stage]) -> Vec<usize> {
+    // Whatever Kahn's algorithm cannot peel off lies on or behind a cycle.
+    let n = stages.len();
+    let mut indeg: Vec<usize> = stages.iter().map(|s| s.parents.len()).collect();
+    let mut children = vec![Vec::new(); n];
+    for (i, s) in stages.iter().enumerate() {
+        for &p in &s.parents {
+            children[p as usize].push(i);
+        }
+    }
+    let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+    let mut done = vec![false; n];
+    while let Some(i) = ready.pop() {
+        done[i] = true;
+        for &c in &children[i] {
+            indeg[c] -= 1;
+            if indeg[c] == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    (0..n).filter(|&i| !done[i]).collect()
+}
+
+/// The structural statistics of Carbyne's Tables 1 and 2.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DagStats {
+    pub stages: usize,
+    /// Stages with more than one parent.
+    pub barriers: usize,
+    /// Stages on the longest source-to-sink path.
+    pub critical_path: usize,
+    /// Chains that can run in parallel with each other: the number of source stages.
+    pub disjoint_paths: usize,
+}
+
+pub fn dag_stats(stages: &[Stage]) -> DagStats {
+    let order = topo_order(stages).expect("validated DAG");
+    let mut depth = vec![1usize; stages.len()];
+    for &i in &order {
+        for &p in &stages[i].parents {
+            depth[i] = depth[i].max(depth[p as usize] + 1);
+        }
+    }
+    DagStats {
+        stages: stages.len(),
+        barriers: stages.iter().filter(|s| s.parents.len() > 1).count(),
+        critical_path: depth.into_iter().max().unwrap_or(0),
+        disjoint_paths: stages.iter().filter(|s| s.parents.is_empty()).count(),
+    }
+}
+
+/// The shortest possible completion time of a job on an unbounded cluster: the longest path
+/// where each stage takes its longest task.
+pub fn critical_path_ms(stages: &[Stage]) -> i64 {
+    let order = topo_order(stages).expect("validated DAG");
+    let mut finish = vec![0i64; stages.len()];
+    for &i in &order {
+        let start = stages[i].parents.iter().map(|&p| finish[p as usize]).max().unwrap_or(0);
+        finish[i] = start + stages[i].durations_ms.iter().copied().max().unwrap_or(0) as i64;
+    }
+    finish.into_iter().max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn stage(name: &str, parents: &[u32], tasks: usize) -> Stage {
+        Stage { name: name.into(), parents: parents.to_vec(), demand: Resources::new(1024, 1), durations_ms: vec![1000; tasks] }
+    }
+
+    #[test]
+    fn stats_of_a_join() {
+        // a -> c, b -> c, c -> d
+        let s = vec![stage("a", &[], 1), stage("b", &[], 1), stage("c", &[0, 1], 1), stage("d", &[2], 1)];
+        assert!(validate_stages(&s).is_ok());
+        assert_eq!(dag_stats(&s), DagStats { stages: 4, barriers: 1, critical_path: 3, disjoint_paths: 2 });
+        assert_eq!(critical_path_ms(&s), 3000);
+    }
+
+    #[test]
+    fn bad_dags_are_named() {
+        let cyc = vec![stage("a", &[1], 1), stage("b", &[0], 1)];
+        let e = validate_stages(&cyc).unwrap_err();
+        assert!(e.contains("cycle") && e.contains("a") && e.contains("b"), "{e}");
+        let unknown = vec![stage("a", &[7], 1)];
+        assert!(validate_stages(&unknown).unwrap_err().contains("unknown stage #7"));
+        let empty = vec![stage("a", &[], 0)];
+        assert!(validate_stages(&empty).unwrap_err().contains("no tasks"));
+        assert!(validate_stages(&[stage("a", &[0], 1)]).unwrap_err().contains("itself"));
+        assert!(validate_stages(&[]).is_err());
+    }
+}

@@ -1,0 +1,131 @@
+//! From a spec to a finished run: builds the queue file the RM would read, the scheduler
+//! settings, the cluster and the jobs, then runs the engine.
+
+use crate::model::Job;
+use crate::sim::{self, ClusterConfig, RunOutput, SimConfig};
+use crate::spec::{Spec, WorkloadSpec};
+use crate::workload;
+use anyhow::{anyhow, bail, Context, Result};
+use std::fmt::Write;
+use tidal_core::config::{PolicyKind, Settings};
+use tidal_core::{ResourceKind, Scheduler, DIMS};
+
+/// Policy names the papers' experiments use; the build knows some of them.
+const KNOWN_NAMES: [&str; 8] = ["drf", "strict-priority", "n-bopf", "bopf", "carbyne", "tetris", "sjf", "fifo"];
+
+pub fn available_policies() -> Vec<&'static str> {
+    KNOWN_NAMES.iter().copied().filter(|n| PolicyKind::parse(n).is_some()).collect()
+}
+
+/// Fails with a clear message when this build's core has no such policy.
+pub fn check_policy(name: &str) -> Result<()> {
+    if PolicyKind::parse(name).is_none() {
+        bail!("policy '{name}' is not available in this build (available: {})", available_policies().join(", "));
+    }
+    Ok(())
+}
+
+/// What a latency-sensitive queue declares to BoPF-family policies.
+#[derive(Clone, Debug)]
+pub struct LqDecl {
+    pub name: String,
+    pub period_s: f64,
+    pub deadline_s: f64,
+    pub first_burst_s: f64,
+    /// Estimated total resource-seconds of one burst.
+    pub burst: [f64; DIMS],
+}
+
+pub struct Prepared {
+    pub cluster: ClusterConfig,
+    pub settings: Settings,
+    pub queue_xml: String,
+    pub jobs: Vec<Job>,
+    pub cfg: SimConfig,
+    pub window_ms: i64,
+}
+
+/// The allocation file for a policy and the workload's queues. LQ declarations are written
+/// only for policies other than DRF, which has no use for them.
+pub fn queue_xml(policy: &str, queues: &[String], weights: &std::collections::BTreeMap<String, f64>, lqs: &[LqDecl]) -> String {
+    let mut x = format!("<tidal>\n  <policy>{policy}</policy>\n");
+    for q in queues {
+        let w = weights.get(q).copied().unwrap_or(1.0);
+        let _ = write!(x, "  <queue name=\"{q}\"><weight>{w}</weight>");
+        if let Some(l) = lqs.iter().find(|l| &l.name == q).filter(|_| policy != "drf") {
+            let _ = write!(
+                x,
+                "<type>lq</type><period-sec>{}</period-sec><deadline-sec>{}</deadline-sec><first-burst-sec>{}</first-burst-sec><burst-demand>",
+                l.period_s, l.deadline_s, l.first_burst_s
+            );
+            for k in ResourceKind::ALL {
+                let v = l.burst[k as usize].ceil() as i64;
+                if v > 0 {
+                    let tag = k.name().replace('_', "-");
+                    let _ = write!(x, "<{tag}>{v}</{tag}>");
+                }
+            }
+            x.push_str("</burst-demand>");
+        }
+        x.push_str("</queue>\n");
+    }
+    x.push_str("</tidal>\n");
+    x
+}
+
+pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
+    spec.validate()?;
+    let capacity = spec.cluster.machine.to_resources("cluster.machine")?;
+    if capacity.memory_mb() <= 0 || capacity.vcores() <= 0 {
+        bail!("cluster.machine needs positive memory_mb and vcores");
+    }
+    let mut settings = Settings::default();
+    settings.max_allocation = capacity;
+    if let Some(m) = &spec.scheduler.min_allocation {
+        settings.min_allocation = m.to_resources("scheduler.min_allocation")?;
+    }
+    if let Some(m) = &spec.scheduler.max_allocation {
+        settings.max_allocation = m.to_resources("scheduler.max_allocation")?;
+    }
+    if let Some(n) = spec.scheduler.max_assign_per_heartbeat {
+        settings.max_assign_per_heartbeat = n;
+    }
+    settings.validate().map_err(|e| anyhow!("scheduler settings: {e}"))?;
+    let cluster_total = capacity.times(spec.cluster.machines as i64);
+    let w = workload::build(&spec.workload, &spec.sim, &cluster_total, spec.seed)?;
+    let queue_xml = match (&spec.scheduler.queue_file, &spec.scheduler.policy) {
+        (Some(path), _) => std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read scheduler.queue_file {}", path.display()))?,
+        (None, policy) => {
+            let policy = policy.as_deref().unwrap_or("drf");
+            check_policy(policy)?;
+            queue_xml(policy, &w.queues, &spec.scheduler.weights, &w.lqs)
+        }
+    };
+    let am = spec.sim.am_container.to_resources("sim.am_container")?;
+    let cfg = SimConfig {
+        heartbeat_ms: spec.sim.heartbeat_ms,
+        container_overhead_ms: spec.sim.container_overhead_ms,
+        am: (!am.is_zero()).then_some(am),
+        sample_ms: spec.sim.sample_ms,
+        idle_recheck_ms: spec.sim.idle_recheck_ms,
+        progress,
+        label: spec.name.clone(),
+    };
+    let cluster = ClusterConfig { machines: spec.cluster.machines, machines_per_rack: spec.cluster.machines_per_rack, capacity };
+    Ok(Prepared { cluster, settings, queue_xml, jobs: w.jobs, cfg, window_ms: spec.sim.fairness_window_ms })
+}
+
+pub fn run_prepared(p: &Prepared) -> Result<RunOutput> {
+    let sched = Scheduler::from_xml(&p.queue_xml, p.settings).map_err(|e| anyhow!("queue file: {e}"))?;
+    sim::run(&p.cluster, sched, &p.jobs, &p.cfg)
+}
+
+pub fn run_spec(spec: &Spec, progress: bool) -> Result<RunOutput> {
+    run_prepared(&prepare(spec, progress)?)
+}
+
+/// Whether a workload declares LQs (used to pick defaults in experiments).
+pub fn has_lq(spec: &Spec) -> bool {
+    matches!(&spec.workload, WorkloadSpec::Bopf { lq, .. } if !lq.is_empty())
+}

@@ -1,0 +1,650 @@
+//! The discrete-event engine. It plays the NodeManagers and the ApplicationMasters around an
+//! unmodified `tidal_core::Scheduler`, calling it exactly as the RM shim does: `add_node`,
+//! `add_app`, `update_asks`, `node_heartbeat` (with the containers completed since the node's
+//! last heartbeat) and `remove_app`.
+//!
+//! # Which heartbeats are simulated
+//! Every node has a fixed phase and heartbeats at `phase + k * interval`, as an NM does. A
+//! heartbeat is only *simulated* when it can matter:
+//! - the node has completed containers to report; or
+//! - some ask is pending and the node's free space fits the component-wise minimum of the
+//!   pending capabilities (a necessary condition for any allocation); or
+//! - the node's previous heartbeat started `max_assign_per_heartbeat` containers (it may
+//!   start more).
+//!
+//! A skipped heartbeat would have reported nothing and started nothing, so for a policy whose
+//! choices depend on the cluster state (DRF, and any policy that only looks at
+//! `ClusterState`), skipping it changes no decision; the only thing lost is the core's
+//! `begin_heartbeat(now)` call at that instant, which the next simulated heartbeat makes with
+//! the later time. Policies whose decisions change with time alone are covered by
+//! `idle_recheck_ms`: when no parked node can take anything, every node is looked at again
+//! after that long (set it to the heartbeat interval for NM-exact behaviour).
+//!
+//! Parked nodes are visited by a cursor in phase order, i.e. in the order their real
+//! heartbeats would arrive, one at a time, so that pending asks go to the nodes that would
+//! have heartbeated first. The cursor stops when nothing is pending or after a full round
+//! that started nothing, and restarts only when a new ask could fit a node it has passed.
+
+use crate::model::Job;
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::time::Instant;
+use tidal_core::request::{normalize, Ask, ANY};
+use tidal_core::state::AllocationId;
+use tidal_core::{Decision, Resources, Scheduler, DIMS};
+
+#[derive(Clone, Debug)]
+pub struct ClusterConfig {
+    pub machines: usize,
+    pub machines_per_rack: usize,
+    pub capacity: Resources,
+}
+
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    pub heartbeat_ms: i64,
+    pub container_overhead_ms: i64,
+    /// The AM container, if AMs are modelled.
+    pub am: Option<Resources>,
+    pub sample_ms: i64,
+    pub idle_recheck_ms: i64,
+    pub progress: bool,
+    pub label: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct JobRecord {
+    pub name: String,
+    pub queue: String,
+    pub class: String,
+    pub arrival_ms: i64,
+    /// When the job's first container (its AM, if modelled) started.
+    pub start_ms: i64,
+    pub finish_ms: i64,
+    pub deadline_ms: Option<i64>,
+    pub tasks: u64,
+}
+
+impl JobRecord {
+    pub fn jct_ms(&self) -> i64 {
+        self.finish_ms - self.arrival_ms
+    }
+}
+
+/// Per-queue dominant shares sampled every `sample_ms`.
+#[derive(Clone, Debug, Default)]
+pub struct Samples {
+    pub times_ms: Vec<i64>,
+    /// `[queue][sample]`
+    pub share: Vec<Vec<f32>>,
+    /// Whether the queue had demand (running or pending containers) at the sample.
+    pub active: Vec<Vec<bool>>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RunStats {
+    pub events: u64,
+    pub heartbeat_events: u64,
+    pub core_heartbeats: u64,
+    pub containers: u64,
+    pub wall_s: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    pub label: String,
+    pub policy: String,
+    pub jobs: Vec<JobRecord>,
+    pub queues: Vec<String>,
+    pub weights: Vec<f64>,
+    pub samples: Samples,
+    /// Container resource-milliseconds allocated, per dimension.
+    pub allocated: [f64; DIMS],
+    /// Capacity of one machine.
+    pub capacity: Resources,
+    pub machines: usize,
+    pub stats: RunStats,
+}
+
+const K_TASK_END: u8 = 0;
+const K_ARRIVAL: u8 = 1;
+const K_AM_READY: u8 = 2;
+const K_HEARTBEAT: u8 = 3;
+const K_SAMPLE: u8 = 4;
+const K_RECHECK: u8 = 5;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Ev {
+    time: i64,
+    kind: u8,
+    seq: u64,
+    a: u32,
+    b: u64,
+}
+
+struct NodeRt {
+    phase: i64,
+    completed: Vec<AllocationId>,
+    scheduled: bool,
+    /// Cursor generation that woke the node, 0 if none.
+    cursor_gen: u64,
+    last_hb: i64,
+}
+
+struct JobRt {
+    parents_left: Vec<u16>,
+    children: Vec<Vec<u16>>,
+    started: Vec<u32>,
+    done: Vec<u32>,
+    stages_left: usize,
+    start_ms: i64,
+    finish_ms: i64,
+    am: Option<(AllocationId, u32, i64)>,
+}
+
+struct Cursor {
+    gen: u64,
+    active: bool,
+    pos: usize,
+    /// Nodes visited since the last container the cursor's nodes started.
+    idle: usize,
+}
+
+struct Engine<'a> {
+    sched: Scheduler,
+    jobs: &'a [Job],
+    cfg: &'a SimConfig,
+    rt: Vec<Option<JobRt>>,
+    nodes: Vec<NodeRt>,
+    free: Vec<Resources>,
+    heap: BinaryHeap<Reverse<Ev>>,
+    seq: u64,
+    /// Events that can make progress on their own (task ends, arrivals, AM starts).
+    live: u64,
+    running: HashMap<AllocationId, (u32, u16)>,
+    pending_caps: BTreeMap<[i64; DIMS], u64>,
+    pending_total: u64,
+    min_cap: Option<Resources>,
+    min_cap_stale: bool,
+    cursor: Cursor,
+    /// Component-wise lower bound of the capability a parked node would need to be worth
+    /// waking; `None` when some parked node might fit anything.
+    park_floor: Option<Resources>,
+    recheck_scheduled: bool,
+    limit: usize,
+    decisions: Vec<Decision>,
+    completed_buf: Vec<AllocationId>,
+    finished: usize,
+    allocated: [f64; DIMS],
+    samples: Samples,
+    stats: RunStats,
+}
+
+fn fits(need: &Resources, free: &Resources) -> bool {
+    need.fits_in(free)
+}
+
+fn ge(a: &Resources, b: &Resources) -> bool {
+    b.fits_in(a)
+}
+
+impl<'a> Engine<'a> {
+    fn push(&mut self, time: i64, kind: u8, a: u32, b: u64) {
+        self.seq += 1;
+        if matches!(kind, K_TASK_END | K_ARRIVAL | K_AM_READY) {
+            self.live += 1;
+        }
+        self.heap.push(Reverse(Ev { time, kind, seq: self.seq, a, b }));
+    }
+
+    fn next_tick(&self, n: u32, t: i64) -> i64 {
+        let p = self.nodes[n as usize].phase;
+        let i = self.cfg.heartbeat_ms;
+        if t <= p {
+            p
+        } else {
+            p + (t - p + i - 1) / i * i
+        }
+    }
+
+    fn wake(&mut self, n: u32, t: i64) {
+        let node = &self.nodes[n as usize];
+        if !node.scheduled {
+            let at = self.next_tick(n, t.max(node.last_hb + 1));
+            self.nodes[n as usize].scheduled = true;
+            self.push(at, K_HEARTBEAT, n, 0);
+        }
+    }
+
+    fn min_cap(&mut self) -> Option<Resources> {
+        if self.min_cap_stale {
+            self.min_cap = self.pending_caps.keys().map(|k| Resources(*k)).reduce(|a, b| a.min(&b));
+            self.min_cap_stale = false;
+        }
+        self.min_cap
+    }
+
+    fn app_key(job: usize) -> u64 {
+        job as u64 + 1
+    }
+
+    fn ask(&mut self, job: usize, priority: i32, n: u32, cap: Resources, now: i64) -> Result<()> {
+        let key = Self::app_key(job);
+        let ask = Ask { priority, location: ANY, num_containers: n as i64, relax_locality: true, capability: cap };
+        self.sched.update_asks(key, &[ask], &[], &[]).with_context(|| format!("job '{}'", self.jobs[job].name))?;
+        let norm = normalize(key, cap, self.sched.settings())?;
+        *self.pending_caps.entry(norm.0).or_default() += n as u64;
+        self.pending_total += n as u64;
+        if !self.min_cap_stale {
+            self.min_cap = Some(self.min_cap.map_or(norm, |m| m.min(&norm)));
+        }
+        let covered = self.park_floor.is_some_and(|f| ge(&norm, &f));
+        if !covered {
+            self.restart_cursor(now);
+        }
+        Ok(())
+    }
+
+    fn take_pending(&mut self, cap: &Resources) {
+        self.pending_total -= 1;
+        if let Some(c) = self.pending_caps.get_mut(&cap.0) {
+            *c -= 1;
+            if *c == 0 {
+                self.pending_caps.remove(&cap.0);
+                self.min_cap_stale = true;
+            }
+        }
+    }
+
+    fn restart_cursor(&mut self, now: i64) {
+        self.cursor.gen += 1;
+        self.cursor.active = true;
+        self.cursor.idle = 0;
+        let r = now.rem_euclid(self.cfg.heartbeat_ms);
+        let pos = self.nodes.partition_point(|n| n.phase < r);
+        self.cursor.pos = if pos >= self.nodes.len() { 0 } else { pos };
+        self.park_floor = self.min_cap();
+        self.advance_cursor(now);
+    }
+
+    fn advance_cursor(&mut self, now: i64) {
+        if self.pending_total == 0 {
+            self.cursor.active = false;
+            self.park_floor = None;
+            return;
+        }
+        let Some(min) = self.min_cap() else {
+            self.cursor.active = false;
+            return;
+        };
+        let n_nodes = self.nodes.len();
+        while self.cursor.idle < n_nodes {
+            let n = self.cursor.pos;
+            self.cursor.pos = if n + 1 == n_nodes { 0 } else { n + 1 };
+            self.cursor.idle += 1;
+            if !self.nodes[n].scheduled && fits(&min, &self.free[n]) {
+                self.nodes[n].cursor_gen = self.cursor.gen;
+                self.wake(n as u32, now);
+                return;
+            }
+        }
+        // A full round started nothing: nothing parked can take a pending ask.
+        self.park_floor = Some(self.park_floor.map_or(min, |f| f.min(&min)));
+        self.cursor.active = false;
+        if self.cfg.idle_recheck_ms > 0 && !self.recheck_scheduled {
+            self.recheck_scheduled = true;
+            self.push(now + self.cfg.idle_recheck_ms, K_RECHECK, 0, 0);
+        }
+    }
+
+    fn park(&mut self, n: u32) {
+        if self.pending_total == 0 {
+            self.park_floor = None;
+            return;
+        }
+        match self.min_cap() {
+            Some(min) if !fits(&min, &self.free[n as usize]) => {
+                self.park_floor = Some(self.park_floor.map_or(min, |f| f.min(&min)));
+            }
+            _ => self.park_floor = None,
+        }
+    }
+
+    fn on_heartbeat(&mut self, n: u32, now: i64) -> Result<()> {
+        self.stats.heartbeat_events += 1;
+        let ni = n as usize;
+        self.nodes[ni].scheduled = false;
+        self.nodes[ni].last_hb = now;
+        let via = std::mem::take(&mut self.nodes[ni].cursor_gen);
+        let has_completed = !self.nodes[ni].completed.is_empty();
+        let can_alloc = self.pending_total > 0 && self.min_cap().is_some_and(|m| fits(&m, &self.free[ni]));
+        let mut made = 0;
+        if has_completed || can_alloc {
+            std::mem::swap(&mut self.completed_buf, &mut self.nodes[ni].completed);
+            self.decisions.clear();
+            made = self.sched.node_heartbeat(n, now, &self.completed_buf, &mut self.decisions, usize::MAX)?;
+            self.completed_buf.clear();
+            self.stats.core_heartbeats += 1;
+            self.free[ni] = self.sched.state().node(n).map(|x| x.free()).unwrap_or_default();
+            for i in 0..self.decisions.len() {
+                let d = self.decisions[i];
+                self.on_decision(n, d, now)?;
+            }
+        }
+        if made >= self.limit && self.pending_total > 0 {
+            self.wake(n, now + 1);
+        } else {
+            self.park(n);
+        }
+        if via != 0 && via == self.cursor.gen && self.cursor.active {
+            if made > 0 {
+                self.cursor.idle = 0;
+            }
+            self.advance_cursor(now);
+        }
+        Ok(())
+    }
+
+    fn on_decision(&mut self, n: u32, d: Decision, now: i64) -> Result<()> {
+        let job = (d.app - 1) as usize;
+        self.take_pending(&d.resources);
+        self.stats.containers += 1;
+        let overhead = self.cfg.container_overhead_ms;
+        let rt = self.rt[job].as_mut().ok_or_else(|| anyhow!("container for finished job {}", d.app))?;
+        if rt.start_ms < 0 {
+            rt.start_ms = now;
+        }
+        if d.priority == 0 {
+            rt.am = Some((d.allocation_id, n, now));
+            self.push(now + overhead, K_AM_READY, job as u32, 0);
+            return Ok(());
+        }
+        let stage = (d.priority - 1) as usize;
+        let idx = rt.started[stage] as usize;
+        rt.started[stage] += 1;
+        let dur = self.jobs[job].stages[stage].durations_ms[idx] as i64 + overhead;
+        for (acc, v) in self.allocated.iter_mut().zip(d.resources.0.iter()) {
+            *acc += *v as f64 * dur as f64;
+        }
+        self.running.insert(d.allocation_id, (job as u32, stage as u16));
+        self.push(now + dur, K_TASK_END, n, d.allocation_id);
+        Ok(())
+    }
+
+    fn ask_stage(&mut self, job: usize, stage: usize, now: i64) -> Result<()> {
+        let s = &self.jobs[job].stages[stage];
+        self.ask(job, stage as i32 + 1, s.tasks() as u32, s.demand, now)
+    }
+
+    fn on_arrival(&mut self, job: usize, now: i64) -> Result<()> {
+        let j = &self.jobs[job];
+        let mut children = vec![Vec::new(); j.stages.len()];
+        for (i, s) in j.stages.iter().enumerate() {
+            for &p in &s.parents {
+                children[p as usize].push(i as u16);
+            }
+        }
+        self.rt[job] = Some(JobRt {
+            parents_left: j.stages.iter().map(|s| s.parents.len() as u16).collect(),
+            children,
+            started: vec![0; j.stages.len()],
+            done: vec![0; j.stages.len()],
+            stages_left: j.stages.len(),
+            start_ms: -1,
+            finish_ms: -1,
+            am: None,
+        });
+        self.sched
+            .add_app(Self::app_key(job), &j.queue, &j.queue)
+            .with_context(|| format!("submitting job '{}' to queue '{}'", j.name, j.queue))?;
+        match self.cfg.am {
+            Some(am) => self.ask(job, 0, 1, am, now),
+            None => self.on_am_ready(job, now),
+        }
+    }
+
+    fn on_am_ready(&mut self, job: usize, now: i64) -> Result<()> {
+        let roots: Vec<usize> =
+            self.jobs[job].stages.iter().enumerate().filter(|(_, s)| s.parents.is_empty()).map(|(i, _)| i).collect();
+        for s in roots {
+            self.ask_stage(job, s, now)?;
+        }
+        Ok(())
+    }
+
+    fn on_task_end(&mut self, n: u32, alloc: AllocationId, now: i64) -> Result<()> {
+        self.nodes[n as usize].completed.push(alloc);
+        self.wake(n, now);
+        let (job, stage) = self.running.remove(&alloc).ok_or_else(|| anyhow!("unknown allocation {alloc}"))?;
+        let (job, stage) = (job as usize, stage as usize);
+        let tasks = self.jobs[job].stages[stage].tasks() as u32;
+        let rt = self.rt[job].as_mut().expect("running job");
+        rt.done[stage] += 1;
+        if rt.done[stage] < tasks {
+            return Ok(());
+        }
+        rt.stages_left -= 1;
+        let mut ready = Vec::new();
+        for &c in &rt.children[stage] {
+            rt.parents_left[c as usize] -= 1;
+            if rt.parents_left[c as usize] == 0 {
+                ready.push(c as usize);
+            }
+        }
+        let done = rt.stages_left == 0;
+        for c in ready {
+            self.ask_stage(job, c, now)?;
+        }
+        if done {
+            self.finish_job(job, now)?;
+        }
+        Ok(())
+    }
+
+    fn finish_job(&mut self, job: usize, now: i64) -> Result<()> {
+        let rt = self.rt[job].as_mut().expect("running job");
+        rt.finish_ms = now;
+        let am = rt.am;
+        // The AM unregisters: the RM removes the app and frees what it still holds.
+        self.sched.remove_app(Self::app_key(job))?;
+        if let (Some((_, node, since)), Some(res)) = (am, self.cfg.am) {
+            for (acc, v) in self.allocated.iter_mut().zip(res.0.iter()) {
+                *acc += *v as f64 * (now - since) as f64;
+            }
+            self.free[node as usize] = self.sched.state().node(node).map(|x| x.free()).unwrap_or_default();
+            if self.pending_total > 0 && self.min_cap().is_some_and(|m| fits(&m, &self.free[node as usize])) {
+                self.wake(node, now);
+            } else {
+                self.park(node);
+            }
+        }
+        self.finished += 1;
+        Ok(())
+    }
+
+    fn on_sample(&mut self, now: i64) {
+        let st = self.sched.state();
+        self.samples.times_ms.push(now);
+        for (i, q) in st.queues.iter().enumerate() {
+            self.samples.share[i].push(q.usage.dominant_share(&st.capacity) as f32);
+            self.samples.active[i].push(q.running_containers > 0 || q.pending_containers > 0);
+        }
+    }
+
+    fn stuck_error(&self, now: i64) -> anyhow::Error {
+        let waiting: Vec<&str> = self
+            .rt
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.as_ref().is_some_and(|r| r.finish_ms < 0))
+            .map(|(i, _)| self.jobs[i].name.as_str())
+            .take(5)
+            .collect();
+        anyhow!(
+            "simulation stuck at t={:.1}s: {} pending containers can never be placed and nothing running can free space \
+             ({} of {} jobs unfinished, e.g. {}). A demand may exceed every node's free space, or AM containers fill the cluster.",
+            now as f64 / 1000.0,
+            self.pending_total,
+            self.jobs.len() - self.finished,
+            self.jobs.len(),
+            waiting.join(", ")
+        )
+    }
+}
+
+/// Runs one simulation. `sched` must be freshly built (no nodes, no apps).
+pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &SimConfig) -> Result<RunOutput> {
+    let wall = Instant::now();
+    let n = cluster.machines;
+    if n == 0 {
+        bail!("the cluster has no machine");
+    }
+    let settings = *sched.settings();
+    for j in jobs {
+        for s in &j.stages {
+            let norm = normalize(0, s.demand, &settings)
+                .map_err(|e| anyhow!("job '{}' stage '{}': {e}", j.name, s.name))?;
+            if !norm.fits_in(&cluster.capacity) {
+                bail!("job '{}' stage '{}': a task needs {norm}, more than a whole machine {}", j.name, s.name, cluster.capacity);
+            }
+        }
+    }
+    for i in 0..n {
+        let rack = (n + 1 + i / cluster.machines_per_rack) as u32;
+        sched.add_node(i as u32, i as u32 + 1, rack, cluster.capacity)?;
+    }
+    let queues: Vec<String> = sched.queue_file().queues.iter().map(|q| q.name.clone()).collect();
+    let weights: Vec<f64> = sched.queue_file().queues.iter().map(|q| q.weight).collect();
+    let nq = queues.len();
+    let limit = settings.max_assign_per_heartbeat as usize;
+    let mut e = Engine {
+        jobs,
+        cfg,
+        rt: (0..jobs.len()).map(|_| None).collect(),
+        nodes: (0..n)
+            .map(|i| NodeRt {
+                phase: (i as i64 * cfg.heartbeat_ms) / n as i64,
+                completed: Vec::new(),
+                scheduled: false,
+                cursor_gen: 0,
+                last_hb: i64::MIN / 2,
+            })
+            .collect(),
+        free: vec![cluster.capacity; n],
+        heap: BinaryHeap::with_capacity(1 << 16),
+        seq: 0,
+        live: 0,
+        running: HashMap::with_capacity(1 << 16),
+        pending_caps: BTreeMap::new(),
+        pending_total: 0,
+        min_cap: None,
+        min_cap_stale: false,
+        cursor: Cursor { gen: 0, active: false, pos: 0, idle: 0 },
+        park_floor: None,
+        recheck_scheduled: false,
+        limit,
+        decisions: Vec::with_capacity(64),
+        completed_buf: Vec::with_capacity(64),
+        finished: 0,
+        allocated: [0.0; DIMS],
+        samples: Samples { times_ms: Vec::new(), share: vec![Vec::new(); nq], active: vec![Vec::new(); nq] },
+        stats: RunStats::default(),
+        sched,
+    };
+    for (i, j) in jobs.iter().enumerate() {
+        e.push(j.arrival_ms, K_ARRIVAL, i as u32, 0);
+    }
+    let t0 = jobs.iter().map(|j| j.arrival_ms).min().unwrap_or(0);
+    e.push(t0, K_SAMPLE, 0, 0);
+    let pb = ProgressBar::with_draw_target(Some(jobs.len() as u64), ProgressDrawTarget::hidden());
+    let mut shown = false;
+    let mut now = t0;
+    while e.finished < jobs.len() {
+        let Some(Reverse(ev)) = e.heap.pop() else {
+            return Err(e.stuck_error(now));
+        };
+        now = ev.time;
+        e.stats.events += 1;
+        if matches!(ev.kind, K_TASK_END | K_ARRIVAL | K_AM_READY) {
+            e.live -= 1;
+        }
+        match ev.kind {
+            K_TASK_END => e.on_task_end(ev.a, ev.b, now)?,
+            K_ARRIVAL => e.on_arrival(ev.a as usize, now)?,
+            K_AM_READY => e.on_am_ready(ev.a as usize, now)?,
+            K_HEARTBEAT => e.on_heartbeat(ev.a, now)?,
+            K_SAMPLE => {
+                e.on_sample(now);
+                if e.live == 0 && !e.cursor.active && e.pending_total > 0 && e.running.is_empty() {
+                    return Err(e.stuck_error(now));
+                }
+                e.push(now + cfg.sample_ms, K_SAMPLE, 0, 0);
+            }
+            K_RECHECK => {
+                e.recheck_scheduled = false;
+                if !e.cursor.active && e.pending_total > 0 {
+                    if e.live == 0 && e.running.is_empty() && e.nodes.iter().all(|x| !x.scheduled) {
+                        // Nothing can change any more except time; one last full round.
+                        e.restart_cursor(now);
+                        if !e.cursor.active {
+                            return Err(e.stuck_error(now));
+                        }
+                    } else {
+                        e.restart_cursor(now);
+                    }
+                }
+            }
+            _ => unreachable!("event kind"),
+        }
+        if e.stats.events & 0x3fff == 0 && cfg.progress {
+            if !shown && wall.elapsed().as_secs_f64() > 2.0 {
+                pb.set_draw_target(ProgressDrawTarget::stderr());
+                pb.set_style(
+                    ProgressStyle::with_template("{prefix} [{elapsed_precise}] {bar:40} {pos}/{len} jobs, sim {msg}")
+                        .expect("valid template"),
+                );
+                pb.set_prefix(cfg.label.clone());
+                shown = true;
+            }
+            if shown {
+                pb.set_position(e.finished as u64);
+                pb.set_message(format!("{:.0}s", now as f64 / 1000.0));
+            }
+        }
+    }
+    pb.finish_and_clear();
+    let policy = e.sched.policy_name().to_string();
+    let records = jobs
+        .iter()
+        .zip(e.rt.iter())
+        .map(|(j, r)| {
+            let r = r.as_ref().expect("every job ran");
+            JobRecord {
+                name: j.name.clone(),
+                queue: j.queue.clone(),
+                class: j.class.clone(),
+                arrival_ms: j.arrival_ms,
+                start_ms: r.start_ms,
+                finish_ms: r.finish_ms,
+                deadline_ms: j.deadline_ms,
+                tasks: j.stages.iter().map(|s| s.tasks() as u64).sum(),
+            }
+        })
+        .collect();
+    e.stats.wall_s = wall.elapsed().as_secs_f64();
+    Ok(RunOutput {
+        label: cfg.label.clone(),
+        policy,
+        jobs: records,
+        queues,
+        weights,
+        samples: e.samples,
+        allocated: e.allocated,
+        capacity: cluster.capacity,
+        machines: n,
+        stats: e.stats,
+    })
+}

@@ -1,0 +1,330 @@
+//! Experiment specs: TOML or JSON files describing the cluster, the scheduler configuration,
+//! the simulator's knobs and the workload. Unknown fields are errors, so a typo is reported
+//! instead of silently ignored.
+
+use crate::gen::Family;
+use crate::traces::{ResourceSpec, SlsOptions, SwimOptions, TpchOptions};
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub seed: u64,
+    pub cluster: ClusterSpec,
+    #[serde(default)]
+    pub scheduler: SchedulerSpec,
+    #[serde(default)]
+    pub sim: SimSpec,
+    pub workload: WorkloadSpec,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    pub machines: usize,
+    #[serde(default = "default_per_rack")]
+    pub machines_per_rack: usize,
+    /// Capacity of every machine, e.g. `{ memory_mb = 131072, vcores = 20, net_in_mbps = 10000 }`.
+    pub machine: ResourceSpec,
+}
+
+fn default_per_rack() -> usize {
+    40
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerSpec {
+    /// Policy name as the queue file's `<policy>` takes it. Used when no queue file is given:
+    /// the queues are then the workload's, weight 1 unless `weights` says otherwise.
+    pub policy: Option<String>,
+    /// An allocation file (the RM's own format); relative paths are relative to the spec.
+    pub queue_file: Option<PathBuf>,
+    #[serde(default)]
+    pub weights: std::collections::BTreeMap<String, f64>,
+    /// `yarn.scheduler.minimum-allocation-*`; default 1024 MB, 1 vcore.
+    pub min_allocation: Option<ResourceSpec>,
+    /// `yarn.scheduler.maximum-allocation-*`; default: one machine.
+    pub max_allocation: Option<ResourceSpec>,
+    /// Containers per node heartbeat; default YARN's 10. (The fair scheduler's
+    /// assignmultiple with no limit corresponds to a large number.)
+    pub max_assign_per_heartbeat: Option<u32>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorScope {
+    #[default]
+    All,
+    /// Only latency-sensitive jobs (BoPF's sensitivity study).
+    Lq,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimSpec {
+    /// NodeManager heartbeat interval (`yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`).
+    pub heartbeat_ms: i64,
+    /// Added to every container's run time (container launch, JVM start).
+    pub container_overhead_ms: i64,
+    /// Standard deviation of the estimation error e: real = estimate x (1 + e).
+    pub estimation_error_std: f64,
+    pub error_applies_to: ErrorScope,
+    /// The ApplicationMaster's container, held for the job's lifetime (priority 0). `{}`
+    /// turns AM modelling off.
+    pub am_container: ResourceSpec,
+    /// Period of the per-queue share samples.
+    pub sample_ms: i64,
+    /// When no parked node can take any pending ask, nodes are looked at again after this long
+    /// (only time-driven policies can change their mind without an event); 0 = never.
+    pub idle_recheck_ms: i64,
+    /// Window of Jain's fairness index.
+    pub fairness_window_ms: i64,
+}
+
+impl Default for SimSpec {
+    fn default() -> Self {
+        SimSpec {
+            heartbeat_ms: 1000,
+            container_overhead_ms: 0,
+            estimation_error_std: 0.0,
+            error_applies_to: ErrorScope::All,
+            am_container: ResourceSpec([("memory_mb".to_string(), 1024), ("vcores".to_string(), 1)].into()),
+            sample_ms: 1000,
+            idle_recheck_ms: 10_000,
+            fairness_window_ms: 60_000,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SourceSpec {
+    /// Jobs drawn from a built-in generator.
+    Generator {
+        family: Family,
+        #[serde(default = "one")]
+        scale: f64,
+    },
+    TpchSpark {
+        file: String,
+        #[serde(default)]
+        options: TpchOptions,
+    },
+    Swim {
+        file: String,
+        #[serde(default)]
+        options: SwimOptions,
+    },
+    Sls {
+        file: String,
+        #[serde(default)]
+        options: SlsOptions,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arrivals {
+    /// Exponential inter-arrival times with the given mean.
+    Poisson,
+    /// The trace's own submission times.
+    Trace,
+    /// Everything at t = 0 (Carbyne's offline case).
+    Together,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum WorkloadSpec {
+    /// Carbyne-style: jobs from one source arriving over time.
+    Carbyne {
+        source: SourceSpec,
+        /// Number of jobs; default all the trace's jobs (required for generators).
+        jobs: Option<usize>,
+        arrivals: Arrivals,
+        #[serde(default = "default_interarrival")]
+        mean_interarrival_s: f64,
+        /// Multiplies trace arrival times (e.g. 0.25 packs 24 hours into 6).
+        #[serde(default = "one")]
+        time_scale: f64,
+        /// Jobs go round-robin to queues q0..q{n-1}; 0 puts every job in its own queue.
+        #[serde(default = "one_usize")]
+        queues: usize,
+        /// Use the queue names the trace records (SLS) instead.
+        #[serde(default)]
+        trace_queues: bool,
+    },
+    /// BoPF-style: periodic latency-sensitive queues and throughput queues queued at t = 0.
+    Bopf { lq: Vec<LqSpec>, tq: TqSpec },
+}
+
+fn default_interarrival() -> f64 {
+    20.0
+}
+
+fn one_usize() -> usize {
+    1
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LqSpec {
+    pub name: String,
+    pub source: SourceSpec,
+    pub period_s: f64,
+    pub jobs: usize,
+    #[serde(default)]
+    pub first_arrival_s: f64,
+    /// Relative deadline; default the period (a burst must finish before the next).
+    pub deadline_s: Option<f64>,
+    /// Only jobs whose critical path is shorter than this are drawn (BoPF: 30 s).
+    #[serde(default = "default_lq_cp")]
+    pub max_critical_path_s: f64,
+    /// Scale task counts so that the widest stage alone asks for this fraction of the cluster's
+    /// capacity in its dominant resource (BoPF scales LQ jobs to reach it; 0 leaves them).
+    #[serde(default = "one")]
+    pub peak_share: f64,
+}
+
+fn default_lq_cp() -> f64 {
+    30.0
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TqSpec {
+    pub queues: usize,
+    /// Total jobs, spread round-robin over the TQs, all queued at t = 0.
+    pub jobs: usize,
+    pub source: SourceSpec,
+}
+
+/// Where `{shared}` in trace paths points: `TIDAL_SHARED`, else `shared/` beside the checkout.
+pub fn shared_dir() -> PathBuf {
+    if let Some(p) = std::env::var_os("TIDAL_SHARED") {
+        return PathBuf::from(p);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+}
+
+impl Spec {
+    pub fn from_str(text: &str, format_json: bool) -> Result<Spec> {
+        if format_json {
+            serde_json::from_str(text).map_err(|e| anyhow!("{e}"))
+        } else {
+            toml::from_str(text).map_err(|e| anyhow!("{e}"))
+        }
+    }
+
+    /// Reads a spec; file paths inside become absolute (relative to the spec's directory).
+    pub fn load(path: &Path) -> Result<Spec> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read spec file {}", path.display()))?;
+        let json = path.extension().is_some_and(|e| e == "json");
+        let mut spec = Spec::from_str(&text, json).with_context(|| format!("spec file {}", path.display()))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        spec.resolve_paths(base);
+        if spec.name.is_empty() {
+            spec.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        }
+        Ok(spec)
+    }
+
+    pub fn resolve_paths(&mut self, base: &Path) {
+        let fix = |f: &mut String| {
+            if let Some(rest) = f.strip_prefix("{shared}") {
+                *f = format!("{}{}", shared_dir().display(), rest);
+            } else if Path::new(f.as_str()).is_relative() {
+                *f = base.join(&*f).display().to_string();
+            }
+        };
+        let fix_src = |s: &mut SourceSpec| match s {
+            SourceSpec::Generator { .. } => {}
+            SourceSpec::TpchSpark { file, .. } | SourceSpec::Swim { file, .. } | SourceSpec::Sls { file, .. } => fix(file),
+        };
+        match &mut self.workload {
+            WorkloadSpec::Carbyne { source, .. } => fix_src(source),
+            WorkloadSpec::Bopf { lq, tq } => {
+                lq.iter_mut().for_each(|l| fix_src(&mut l.source));
+                fix_src(&mut tq.source);
+            }
+        }
+        if let Some(q) = &mut self.scheduler.queue_file {
+            if q.is_relative() {
+                *q = base.join(&*q);
+            }
+        }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if self.cluster.machines == 0 {
+            bail!("cluster.machines must be at least 1");
+        }
+        if self.cluster.machines_per_rack == 0 {
+            bail!("cluster.machines_per_rack must be at least 1");
+        }
+        let s = &self.sim;
+        if s.heartbeat_ms <= 0 {
+            bail!("sim.heartbeat_ms must be positive");
+        }
+        if s.sample_ms <= 0 || s.fairness_window_ms <= 0 {
+            bail!("sim.sample_ms and sim.fairness_window_ms must be positive");
+        }
+        if s.container_overhead_ms < 0 || s.idle_recheck_ms < 0 {
+            bail!("sim.container_overhead_ms and sim.idle_recheck_ms must not be negative");
+        }
+        if !(s.estimation_error_std >= 0.0 && s.estimation_error_std.is_finite()) {
+            bail!("sim.estimation_error_std must be a non-negative number");
+        }
+        match &self.workload {
+            WorkloadSpec::Carbyne { jobs, arrivals, mean_interarrival_s, source, time_scale, .. } => {
+                if matches!(source, SourceSpec::Generator { .. }) && jobs.is_none() {
+                    bail!("workload.jobs is required with a generator source");
+                }
+                if *arrivals == Arrivals::Poisson && !(*mean_interarrival_s > 0.0) {
+                    bail!("workload.mean_interarrival_s must be positive");
+                }
+                if !(*time_scale > 0.0) {
+                    bail!("workload.time_scale must be positive");
+                }
+            }
+            WorkloadSpec::Bopf { lq, tq } => {
+                for (i, l) in lq.iter().enumerate() {
+                    if !(l.period_s > 0.0) {
+                        bail!("workload.lq[{i}] ('{}'): period_s must be positive", l.name);
+                    }
+                }
+                if tq.jobs > 0 && tq.queues == 0 {
+                    bail!("workload.tq.queues must be at least 1 when tq.jobs > 0");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_line_and_field() {
+        let t = "seed = 1\n[cluster]\nmachines = 2\nmachine = { memory_mb = 1024 }\n[workload]\ntype = \"carbyne\"\narrivals = \"sometimes\"\nsource = { type = \"generator\", family = \"tpch\" }\n";
+        let e = Spec::from_str(t, false).unwrap_err().to_string();
+        assert!(e.contains("line 5") || e.contains("sometimes"), "{e}");
+        let t = "[cluster]\nmachines = 2\nmachinez = 3\n";
+        let e = Spec::from_str(t, false).unwrap_err().to_string();
+        assert!(e.contains("machinez") && e.contains("line 3"), "{e}");
+        let e = Spec::from_str("{\"cluster\": {\"machines\": 2,\n \"machine\": 5}}", true).unwrap_err().to_string();
+        assert!(e.contains("line 2"), "{e}");
+    }
+}

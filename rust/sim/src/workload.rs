@@ -1,0 +1,236 @@
+//! Turns a spec's workload section into concrete jobs: arrival times, queues, classes,
+//! deadlines and the injected estimation error. All randomness comes from one seeded RNG.
+
+use crate::gen;
+use crate::model::{critical_path_ms, Job, JobTemplate, Stage};
+use crate::spec::{Arrivals, ErrorScope, SimSpec, SourceSpec, WorkloadSpec};
+use crate::traces;
+use anyhow::{bail, Result};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Exp, Normal};
+use std::collections::HashMap;
+use std::path::Path;
+use tidal_core::{Resources, DIMS};
+
+pub struct Workload {
+    pub jobs: Vec<Job>,
+    /// Queue names in first-use order.
+    pub queues: Vec<String>,
+    /// What each LQ would declare to admission control, from the jobs' estimates.
+    pub lqs: Vec<crate::runner::LqDecl>,
+}
+
+/// Loads trace files once per build.
+#[derive(Default)]
+pub struct TraceCache {
+    loaded: HashMap<String, Vec<JobTemplate>>,
+}
+
+impl TraceCache {
+    fn pool(&mut self, src: &SourceSpec) -> Result<&[JobTemplate]> {
+        let key = serde_json::to_string(src)?;
+        if !self.loaded.contains_key(&key) {
+            let jobs = match src {
+                SourceSpec::Generator { .. } => unreachable!("generators have no pool"),
+                SourceSpec::TpchSpark { file, options } => traces::load_tpch_spark(Path::new(file), options)?,
+                SourceSpec::Swim { file, options } => traces::load_swim(Path::new(file), options)?,
+                SourceSpec::Sls { file, options } => traces::load_sls(Path::new(file), options)?,
+            };
+            self.loaded.insert(key.clone(), jobs);
+        }
+        Ok(&self.loaded[&key])
+    }
+}
+
+/// Draws jobs from a source: fresh generator jobs, or random picks from a trace.
+fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: String) -> Result<JobTemplate> {
+    Ok(match src {
+        SourceSpec::Generator { family, scale } => gen::generate(rng, *family, *scale, name),
+        _ => {
+            let pool = cache.pool(src)?;
+            let mut t = pool[rng.gen_range(0..pool.len())].clone();
+            t.name = format!("{name}:{}", t.name);
+            t
+        }
+    })
+}
+
+/// real = estimate x (1 + e), e ~ N(0, std): one draw per stage for the container size (YARN
+/// asks one size per priority), one per task for the duration. Factors are kept above 5%.
+pub fn perturb(stages: &mut [Stage], std: f64, rng: &mut ChaCha8Rng) {
+    if std <= 0.0 {
+        return;
+    }
+    let n = Normal::new(0.0, std).expect("finite std");
+    for s in stages {
+        let f = (1.0 + n.sample(rng)).max(0.05);
+        for d in 0..DIMS {
+            let v = s.demand.0[d];
+            if v > 0 {
+                s.demand.0[d] = ((v as f64 * f).round() as i64).max(1);
+            }
+        }
+        for t in &mut s.durations_ms {
+            *t = ((*t as f64) * (1.0 + n.sample(rng)).max(0.05)).round().max(1.0) as u32;
+        }
+    }
+}
+
+/// Scales task counts so that the widest stage alone asks for `share` of the cluster in its
+/// dominant resource. Durations of added tasks repeat the stage's own.
+pub fn scale_to_peak(stages: &mut [Stage], capacity: &Resources, share: f64) {
+    if share <= 0.0 {
+        return;
+    }
+    let peak = stages.iter().map(|s| s.demand.times(s.tasks() as i64).dominant_share(capacity)).fold(0.0, f64::max);
+    if peak <= 0.0 {
+        return;
+    }
+    let f = share / peak;
+    for s in stages {
+        let n = ((s.tasks() as f64 * f).round() as usize).max(1);
+        let old = std::mem::take(&mut s.durations_ms);
+        s.durations_ms = (0..n).map(|i| old[i % old.len()]).collect();
+    }
+}
+
+pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -> Result<Workload> {
+    let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+    let mut cache = TraceCache::default();
+    let mut jobs = Vec::new();
+    let mut queues: Vec<String> = Vec::new();
+    let mut lqs = Vec::new();
+    let use_queue = |q: &str, queues: &mut Vec<String>| {
+        if !queues.iter().any(|x| x == q) {
+            queues.push(q.to_string());
+        }
+    };
+    let err_all = sim.error_applies_to == ErrorScope::All;
+    match w {
+        WorkloadSpec::Carbyne { source, jobs: n, arrivals, mean_interarrival_s, time_scale, queues: nq, trace_queues } => {
+            let templates: Vec<JobTemplate> = match (source, arrivals) {
+                (SourceSpec::Generator { .. }, _) => {
+                    let n = n.unwrap_or(0);
+                    (0..n).map(|i| draw(&mut cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
+                }
+                (_, Arrivals::Trace) => {
+                    let pool = cache.pool(source)?;
+                    let take = n.unwrap_or(pool.len()).min(pool.len());
+                    pool[..take].to_vec()
+                }
+                _ => {
+                    let n = n.unwrap_or(cache.pool(source)?.len());
+                    (0..n).map(|i| draw(&mut cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
+                }
+            };
+            let exp = Exp::new(1.0 / (mean_interarrival_s * 1000.0)).ok();
+            let first_trace = templates.iter().filter_map(|t| t.arrival_ms).min().unwrap_or(0);
+            let mut t = 0.0f64;
+            for (i, mut tpl) in templates.into_iter().enumerate() {
+                let arrival = match arrivals {
+                    Arrivals::Together => 0,
+                    Arrivals::Poisson => {
+                        if i > 0 {
+                            t += exp.expect("validated mean").sample(&mut rng);
+                        }
+                        t as i64
+                    }
+                    Arrivals::Trace => match tpl.arrival_ms {
+                        Some(a) => ((a - first_trace) as f64 * time_scale) as i64,
+                        None => bail!("job '{}' has no arrival time in the trace; use arrivals = \"poisson\"", tpl.name),
+                    },
+                };
+                let queue = if *trace_queues {
+                    tpl.queue.clone().unwrap_or_else(|| "default".into())
+                } else if *nq == 0 {
+                    format!("j{i}")
+                } else {
+                    format!("q{}", i % nq)
+                };
+                use_queue(&queue, &mut queues);
+                if err_all {
+                    perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
+                }
+                jobs.push(Job { name: tpl.name, queue, class: "job".into(), arrival_ms: arrival, deadline_ms: None, stages: tpl.stages });
+            }
+        }
+        WorkloadSpec::Bopf { lq, tq } => {
+            for l in lq {
+                use_queue(&l.name, &mut queues);
+                let mut burst = [0.0f64; DIMS];
+                let max_cp = (l.max_critical_path_s * 1000.0) as i64;
+                for k in 0..l.jobs {
+                    let mut tpl = None;
+                    for _ in 0..10_000 {
+                        let t = draw(&mut cache, &l.source, &mut rng, format!("{}-{k}", l.name))?;
+                        if critical_path_ms(&t.stages) < max_cp {
+                            tpl = Some(t);
+                            break;
+                        }
+                    }
+                    let Some(mut tpl) = tpl else {
+                        bail!("workload.lq '{}': no job from its source has a critical path under {} s", l.name, l.max_critical_path_s);
+                    };
+                    scale_to_peak(&mut tpl.stages, capacity, l.peak_share);
+                    for s in &tpl.stages {
+                        let secs: f64 = s.durations_ms.iter().map(|&d| d as f64 / 1000.0).sum();
+                        for (b, v) in burst.iter_mut().zip(s.demand.0.iter()) {
+                            *b += *v as f64 * secs / l.jobs as f64;
+                        }
+                    }
+                    perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
+                    let arrival = ((l.first_arrival_s + k as f64 * l.period_s) * 1000.0) as i64;
+                    let deadline = arrival + (l.deadline_s.unwrap_or(l.period_s) * 1000.0) as i64;
+                    jobs.push(Job { name: tpl.name, queue: l.name.clone(), class: "LQ".into(), arrival_ms: arrival, deadline_ms: Some(deadline), stages: tpl.stages });
+                }
+                lqs.push(crate::runner::LqDecl {
+                    name: l.name.clone(),
+                    period_s: l.period_s,
+                    deadline_s: l.deadline_s.unwrap_or(l.period_s),
+                    first_burst_s: l.first_arrival_s,
+                    burst,
+                });
+            }
+            for q in 0..tq.queues {
+                use_queue(&format!("tq{q}"), &mut queues);
+            }
+            for k in 0..tq.jobs {
+                let q = format!("tq{}", k % tq.queues);
+                let mut tpl = draw(&mut cache, &tq.source, &mut rng, format!("{q}-{k}"))?;
+                if err_all {
+                    perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
+                }
+                jobs.push(Job { name: tpl.name, queue: q, class: "TQ".into(), arrival_ms: 0, deadline_ms: None, stages: tpl.stages });
+            }
+        }
+    }
+    // Stable order by arrival keeps submission order deterministic.
+    jobs.sort_by_key(|j| j.arrival_ms);
+    Ok(Workload { jobs, queues, lqs })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn perturbation_keeps_means_and_positivity() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut stages = vec![Stage { name: "s".into(), parents: vec![], demand: Resources::new(1000, 4), durations_ms: vec![1000; 20_000] }];
+        perturb(&mut stages, 0.3, &mut rng);
+        let mean = stages[0].durations_ms.iter().map(|&d| d as f64).sum::<f64>() / 20_000.0;
+        assert!((mean - 1000.0).abs() < 15.0, "{mean}");
+        assert!(stages[0].durations_ms.iter().all(|&d| d >= 1));
+        assert!(stages[0].demand.memory_mb() > 0);
+    }
+
+    #[test]
+    fn peak_scaling_fills_the_cluster() {
+        let mut stages = vec![Stage { name: "s".into(), parents: vec![], demand: Resources::new(1024, 1), durations_ms: vec![5, 6] }];
+        scale_to_peak(&mut stages, &Resources::new(1024 * 100, 1000), 1.0);
+        assert_eq!(stages[0].tasks(), 100);
+        assert_eq!(&stages[0].durations_ms[..4], &[5, 6, 5, 6]);
+    }
+}

@@ -140,7 +140,8 @@ public class TidalScheduler extends FifoScheduler {
   @Override
   public void serviceInit(Configuration conf) throws Exception {
     // FifoScheduler.serviceInit validates the memory bounds, creates the application map and the
-    // configured maximum allocation that AbstractYarnScheduler maintains.
+    // configured maximum allocation that AbstractYarnScheduler maintains. It also registers the
+    // FIFO "default" queue metrics, which nothing here updates, so they stay at zero.
     super.serviceInit(conf);
     schedulerConf = conf;
     minimumAllocation = Resources.createResource(
@@ -182,14 +183,15 @@ public class TidalScheduler extends FifoScheduler {
   @Override
   public void serviceStop() throws Exception {
     super.serviceStop();
-    logPump.stop();
     long old;
     synchronized (this) {
       old = handle;
       handle = 0;
     }
+    // Nothing native exists when initialisation failed before the instance was created.
     if (old != 0) {
       TidalNative.destroy(old);
+      logPump.stop();
     }
   }
 
@@ -222,7 +224,7 @@ public class TidalScheduler extends FifoScheduler {
     LOG.info("Reloaded queue allocation file " + source);
   }
 
-  private long[] settings(Configuration conf) {
+  private long[] settings(Configuration conf) throws IOException {
     long[] s = new long[TidalNative.SETTINGS_LEN];
     s[TidalNative.SET_MIN_MEMORY_MB] = minimumAllocation.getMemory();
     s[TidalNative.SET_MIN_VCORES] = minimumAllocation.getVirtualCores();
@@ -236,10 +238,10 @@ public class TidalScheduler extends FifoScheduler {
     return s;
   }
 
-  private static int maxAssignPerHeartbeat(Configuration conf) {
+  private static int maxAssignPerHeartbeat(Configuration conf) throws IOException {
     int value = conf.getInt(MAX_ASSIGN_PER_HEARTBEAT, DEFAULT_MAX_ASSIGN_PER_HEARTBEAT);
     if (value <= 0) {
-      throw new IllegalArgumentException(MAX_ASSIGN_PER_HEARTBEAT + " must be positive, was "
+      throw new IOException(MAX_ASSIGN_PER_HEARTBEAT + " must be positive, was "
           + value);
     }
     return value;

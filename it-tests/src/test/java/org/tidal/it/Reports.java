@@ -1,0 +1,123 @@
+package org.tidal.it;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.tidal.it.TwoQueueWorkload.JobOutcome;
+import org.tidal.it.TwoQueueWorkload.Result;
+import org.tidal.it.TwoQueueWorkload.Sample;
+
+/** Plain-text tables of workload results. */
+final class Reports {
+  private Reports() {
+  }
+
+  private static String pct(double share) {
+    return String.format(Locale.ROOT, "%5.1f%%", 100 * share);
+  }
+
+  /** Share-over-time and completion-time tables for one or more runs side by side. */
+  static String sideBySide(List<Result> runs, List<String> queues) {
+    StringBuilder out = new StringBuilder();
+    out.append("Dominant share of the cluster per queue over time (* = every queue had maps waiting)\n");
+    StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%7s", "t(s)"));
+    for (Result r : runs) {
+      StringBuilder cell = new StringBuilder();
+      for (String q : queues) {
+        cell.append(String.format(Locale.ROOT, " %7s", q));
+      }
+      header.append(" | ").append(String.format(Locale.ROOT, "%-" + (8 * queues.size() + 1) + "s",
+          r.scheduler.displayName()));
+    }
+    out.append(header).append('\n');
+    StringBuilder sub = new StringBuilder(String.format(Locale.ROOT, "%7s", ""));
+    for (int i = 0; i < runs.size(); i++) {
+      sub.append(" |");
+      for (String q : queues) {
+        sub.append(String.format(Locale.ROOT, " %7s", "root." + q));
+      }
+      sub.append(' ');
+    }
+    out.append(sub).append('\n');
+
+    int rows = 0;
+    for (Result r : runs) {
+      rows = Math.max(rows, r.samples.size());
+    }
+    for (int i = 0; i < rows; i++) {
+      long t = -1;
+      for (Result r : runs) {
+        if (i < r.samples.size()) {
+          t = Math.max(t, r.samples.get(i).elapsedMillis);
+        }
+      }
+      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%7.1f", t / 1000.0));
+      for (Result r : runs) {
+        line.append(" |");
+        if (i < r.samples.size()) {
+          Sample s = r.samples.get(i);
+          for (String q : queues) {
+            line.append(String.format(Locale.ROOT, " %7s", pct(s.dominantShare.getOrDefault(q, 0.0))));
+          }
+          line.append(s.contended() ? '*' : ' ');
+        } else {
+          for (int k = 0; k < queues.size(); k++) {
+            line.append(String.format(Locale.ROOT, " %7s", ""));
+          }
+          line.append(' ');
+        }
+      }
+      out.append(line).append('\n');
+    }
+
+    out.append("\nSummary\n");
+    out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %10s %12s %10s%n", "scheduler", "queue",
+        "mean*", "min*", "max*", "job time(s)", "result"));
+    for (Result r : runs) {
+      for (String q : queues) {
+        double min = Double.NaN;
+        double max = Double.NaN;
+        for (Sample s : r.contendedSamples()) {
+          double v = s.dominantShare.getOrDefault(q, 0.0);
+          min = Double.isNaN(min) ? v : Math.min(min, v);
+          max = Double.isNaN(max) ? v : Math.max(max, v);
+        }
+        JobOutcome o = r.outcomes.get(q);
+        out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %10s %12s %10s%n", r.scheduler.displayName(),
+            o == null || o.appQueue == null ? q : o.appQueue,
+            Double.isNaN(r.meanContendedShare(q)) ? "-" : pct(r.meanContendedShare(q)),
+            Double.isNaN(min) ? "-" : pct(min), Double.isNaN(max) ? "-" : pct(max),
+            o == null ? "-" : String.format(Locale.ROOT, "%.1f", o.elapsedMillis / 1000.0),
+            o == null ? "-" : (o.succeeded ? "SUCCEEDED" : String.valueOf(o.finalStatus))));
+      }
+      out.append(String.format(Locale.ROOT, "%-14s contended samples: %d of %d, cluster %d MB / %d vcores%n",
+          r.scheduler.displayName(), r.contendedSamples().size(), r.samples.size(),
+          r.clusterCapacity.getMemory(), r.clusterCapacity.getVirtualCores()));
+    }
+    out.append("(* columns: over samples in which every queue had maps waiting for a container)\n");
+    return out.toString();
+  }
+
+  static List<String> queues(List<TwoQueueWorkload.JobSpec> jobs) {
+    List<String> qs = new ArrayList<>();
+    for (TwoQueueWorkload.JobSpec j : jobs) {
+      qs.add(j.queue);
+    }
+    return qs;
+  }
+
+  /** Prints the table and keeps a copy under target/it-results for later reading. */
+  static void publish(String name, String table, PrintStream out) throws IOException {
+    out.println(table);
+    Path dir = Paths.get("target", "it-results");
+    Files.createDirectories(dir);
+    Files.write(dir.resolve(name + ".txt"), table.getBytes(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,280 @@
+package org.tidal.it;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapreduce.Cluster;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.JobID;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.SleepJob;
+import org.apache.hadoop.mapreduce.TaskReport;
+import org.apache.hadoop.mapreduce.TaskType;
+import org.apache.hadoop.mapred.TIPStatus;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.NodeReport;
+import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+
+/**
+ * Submits one MapReduce SleepJob per queue at the same moment and, until all
+ * finish, samples what the RM reports each queue is using (the sum of its
+ * running applications' used resources, the same numbers "yarn application
+ * -status" shows) together with how many map tasks each job still has waiting
+ * for a container.
+ */
+public final class TwoQueueWorkload {
+
+  /** One SleepJob: {@code maps} tasks sleeping {@code mapMillis} each, then one short reduce. */
+  public static final class JobSpec {
+    final String queue;
+    final int maps;
+    final long mapMillis;
+
+    public JobSpec(String queue, int maps, long mapMillis) {
+      this.queue = queue;
+      this.maps = maps;
+      this.mapMillis = mapMillis;
+    }
+  }
+
+  /** Per queue: used resources, dominant share of the cluster and waiting maps at one instant. */
+  public static final class Sample {
+    public final long elapsedMillis;
+    public final Map<String, Resource> used = new LinkedHashMap<>();
+    public final Map<String, Double> dominantShare = new LinkedHashMap<>();
+    public final Map<String, Integer> pendingMaps = new LinkedHashMap<>();
+
+    Sample(long elapsedMillis) {
+      this.elapsedMillis = elapsedMillis;
+    }
+
+    /** Every queue still has maps waiting: the scheduler had to divide the cluster between them. */
+    public boolean contended() {
+      if (pendingMaps.isEmpty()) {
+        return false;
+      }
+      for (int pending : pendingMaps.values()) {
+        if (pending == 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  public static final class JobOutcome {
+    public final String queue;
+    public final String appQueue;
+    public final boolean succeeded;
+    public final FinalApplicationStatus finalStatus;
+    public final long elapsedMillis;
+
+    JobOutcome(String queue, String appQueue, boolean succeeded, FinalApplicationStatus finalStatus,
+        long elapsedMillis) {
+      this.queue = queue;
+      this.appQueue = appQueue;
+      this.succeeded = succeeded;
+      this.finalStatus = finalStatus;
+      this.elapsedMillis = elapsedMillis;
+    }
+  }
+
+  public static final class Result {
+    public final SchedulerUnderTest scheduler;
+    public final Resource clusterCapacity;
+    public final List<Sample> samples = new ArrayList<>();
+    public final Map<String, JobOutcome> outcomes = new LinkedHashMap<>();
+
+    Result(SchedulerUnderTest scheduler, Resource clusterCapacity) {
+      this.scheduler = scheduler;
+      this.clusterCapacity = clusterCapacity;
+    }
+
+    public List<Sample> contendedSamples() {
+      List<Sample> out = new ArrayList<>();
+      for (Sample s : samples) {
+        if (s.contended()) {
+          out.add(s);
+        }
+      }
+      return out;
+    }
+
+    /** Mean dominant share of a queue over the contended samples, or NaN if there are none. */
+    public double meanContendedShare(String queue) {
+      double sum = 0;
+      int n = 0;
+      for (Sample s : contendedSamples()) {
+        sum += s.dominantShare.getOrDefault(queue, 0.0);
+        n++;
+      }
+      return n == 0 ? Double.NaN : sum / n;
+    }
+  }
+
+  private final MiniClusterHarness cluster;
+  private final List<JobSpec> jobs;
+  private final long sampleEveryMillis;
+  private final long timeoutMillis;
+
+  public TwoQueueWorkload(MiniClusterHarness cluster, List<JobSpec> jobs, long sampleEveryMillis,
+      long timeoutMillis) {
+    this.cluster = cluster;
+    this.jobs = jobs;
+    this.sampleEveryMillis = sampleEveryMillis;
+    this.timeoutMillis = timeoutMillis;
+  }
+
+  public Result run() throws Exception {
+    Configuration conf = cluster.clientConf();
+    YarnClient yarn = YarnClient.createYarnClient();
+    yarn.init(conf);
+    yarn.start();
+    ExecutorService pool = Executors.newFixedThreadPool(jobs.size());
+    try {
+      Result result = new Result(cluster.scheduler(), clusterCapacity(yarn));
+
+      List<Job> submitted = new ArrayList<>();
+      for (JobSpec spec : jobs) {
+        submitted.add(createJob(conf, spec));
+      }
+      long start = System.nanoTime();
+      List<Future<Long>> finished = new ArrayList<>();
+      for (Job job : submitted) {
+        job.submit();
+      }
+      for (Job job : submitted) {
+        finished.add(pool.submit(() -> {
+          job.waitForCompletion(false);
+          return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        }));
+      }
+
+      Cluster mrCluster = new Cluster(conf);
+      try {
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (!allDone(finished)) {
+          if (System.nanoTime() > deadline) {
+            throw new AssertionError("workload did not finish within " + timeoutMillis + " ms under "
+                + cluster.scheduler().displayName());
+          }
+          result.samples.add(sample(yarn, mrCluster, submitted, result.clusterCapacity,
+              TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)));
+          Thread.sleep(sampleEveryMillis);
+        }
+      } finally {
+        mrCluster.close();
+      }
+
+      for (int i = 0; i < submitted.size(); i++) {
+        Job job = submitted.get(i);
+        long elapsed = finished.get(i).get();
+        ApplicationReport app = yarn.getApplicationReport(appId(job.getJobID()));
+        result.outcomes.put(jobs.get(i).queue, new JobOutcome(jobs.get(i).queue, app.getQueue(),
+            job.isSuccessful(), app.getFinalApplicationStatus(), elapsed));
+      }
+      return result;
+    } finally {
+      pool.shutdownNow();
+      yarn.stop();
+    }
+  }
+
+  private static Job createJob(Configuration base, JobSpec spec) throws Exception {
+    Configuration conf = new Configuration(base);
+    conf.set(MRJobConfig.QUEUE_NAME, spec.queue);
+    SleepJob sleep = new SleepJob();
+    sleep.setConf(conf);
+    Job job = sleep.createJob(spec.maps, 1, spec.mapMillis, 1, 100, 1);
+    job.setJobName("sleep-" + spec.queue);
+    return job;
+  }
+
+  private static boolean allDone(List<Future<Long>> futures) {
+    for (Future<Long> f : futures) {
+      if (!f.isDone()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static Resource clusterCapacity(YarnClient yarn) throws Exception {
+    int mb = 0;
+    int vcores = 0;
+    for (NodeReport node : yarn.getNodeReports(NodeState.RUNNING)) {
+      mb += node.getCapability().getMemory();
+      vcores += node.getCapability().getVirtualCores();
+    }
+    return Resource.newInstance(mb, vcores);
+  }
+
+  private Sample sample(YarnClient yarn, Cluster mrCluster, List<Job> submitted, Resource capacity,
+      long elapsedMillis) throws Exception {
+    Sample s = new Sample(elapsedMillis);
+    for (JobSpec spec : jobs) {
+      s.used.put(spec.queue, Resource.newInstance(0, 0));
+    }
+    for (ApplicationReport app : yarn.getApplications(EnumSet.of(YarnApplicationState.RUNNING))) {
+      Resource total = s.used.get(shortQueueName(app.getQueue()));
+      if (total == null || app.getApplicationResourceUsageReport() == null) {
+        continue;
+      }
+      Resource used = app.getApplicationResourceUsageReport().getUsedResources();
+      total.setMemory(total.getMemory() + Math.max(0, used.getMemory()));
+      total.setVirtualCores(total.getVirtualCores() + Math.max(0, used.getVirtualCores()));
+    }
+    for (Map.Entry<String, Resource> e : s.used.entrySet()) {
+      Resource r = e.getValue();
+      double share = Math.max((double) r.getMemory() / capacity.getMemory(),
+          (double) r.getVirtualCores() / capacity.getVirtualCores());
+      s.dominantShare.put(e.getKey(), share);
+    }
+    for (int i = 0; i < submitted.size(); i++) {
+      s.pendingMaps.put(jobs.get(i).queue, pendingMaps(mrCluster, submitted.get(i).getJobID()));
+    }
+    return s;
+  }
+
+  /** Map tasks not yet given a container; 0 once the job is finished or not yet running. */
+  private static int pendingMaps(Cluster mrCluster, JobID id) {
+    try {
+      Job job = mrCluster.getJob(id);
+      if (job == null || job.isComplete()) {
+        return 0;
+      }
+      int pending = 0;
+      for (TaskReport report : job.getTaskReports(TaskType.MAP)) {
+        if (report.getCurrentStatus() == TIPStatus.PENDING) {
+          pending++;
+        }
+      }
+      return pending;
+    } catch (Exception e) {
+      // The AM is starting or exiting: it has no map waiting that the RM could serve.
+      return 0;
+    }
+  }
+
+  static ApplicationId appId(JobID job) {
+    return ApplicationId.newInstance(Long.parseLong(job.getJtIdentifier()), job.getId());
+  }
+
+  /** "root.a" (FairScheduler, Tidal) and "a" both name queue a. */
+  static String shortQueueName(String queue) {
+    return queue != null && queue.startsWith("root.") ? queue.substring("root.".length()) : queue;
+  }
+}

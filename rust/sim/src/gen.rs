@@ -110,11 +110,11 @@ pub fn draw_targets<R: Rng>(rng: &mut R, shape: &Shape) -> Targets {
 }
 
 /// Builds the parent lists of a DAG close to the targets: a spine of `critical_path` stages;
-/// `disjoint_paths - 1` branches (chains) each joining a spine stage, the joined spine stages
-/// being the barriers; the remaining stages lengthen branches without making any path longer
-/// than the spine. Adjustments: the spine needs at least two stages to hold a barrier, there
-/// are at most `critical_path - 1` barriers and at most one per branch, and with several paths
-/// there is at least one barrier (branches must join somewhere).
+/// `disjoint_paths - 1` branches (chains) joining spine stages, the joined spine stages being
+/// the barriers; the remaining stages lengthen branches without making any path longer than
+/// the spine. Adjustments: the spine needs at least two stages to hold a barrier, there are at
+/// most `critical_path - 1` barriers, none without a branch, and with several paths at least
+/// one (branches must join somewhere).
 pub fn build_dag<R: Rng>(rng: &mut R, t: Targets) -> Vec<Vec<u32>> {
     let mut l = t.critical_path.max(1);
     let mut p = t.disjoint_paths.max(1);
@@ -122,7 +122,7 @@ pub fn build_dag<R: Rng>(rng: &mut R, t: Targets) -> Vec<Vec<u32>> {
         l = 2;
     }
     let branches = p - 1;
-    let mut b = t.barriers.min(branches).min(l.saturating_sub(1));
+    let mut b = t.barriers.min(l.saturating_sub(1));
     if branches > 0 {
         b = b.max(1);
     } else {
@@ -142,21 +142,26 @@ pub fn build_dag<R: Rng>(rng: &mut R, t: Targets) -> Vec<Vec<u32>> {
         slots.swap(i, j);
     }
     let targets = &slots[..b];
-    // Every target gets one branch; the others go to random targets.
-    let mut branch_target: Vec<usize> = targets.to_vec();
-    while branch_target.len() < branches {
-        branch_target.push(targets[rng.gen_range(0..b)]);
+    // Every branch feeds one target; with more barriers than branches, branches also feed the
+    // remaining targets (a stage with several children), so barriers do not need more paths.
+    let mut branch_targets: Vec<Vec<usize>> = (0..branches).map(|k| vec![targets[k % b]]).collect();
+    for (i, &t) in targets.iter().enumerate().skip(branches) {
+        branch_targets[i % branches].push(t);
     }
+    for k in b.min(branches)..branches {
+        branch_targets[k] = vec![targets[rng.gen_range(0..b)]];
+    }
+    let cap: Vec<usize> = branch_targets.iter().map(|t| *t.iter().min().expect("a target")).collect();
     // A branch joining spine stage j may have at most j stages.
     let mut len = vec![1usize; branches];
     let mut extra = s - l - branches;
-    let mut open: Vec<usize> = (0..branches).filter(|&k| len[k] < branch_target[k]).collect();
+    let mut open: Vec<usize> = (0..branches).filter(|&k| len[k] < cap[k]).collect();
     while extra > 0 && !open.is_empty() {
         let oi = rng.gen_range(0..open.len());
         let k = open[oi];
         len[k] += 1;
         extra -= 1;
-        if len[k] >= branch_target[k] {
+        if len[k] >= cap[k] {
             open.swap_remove(oi);
         }
     }
@@ -168,7 +173,9 @@ pub fn build_dag<R: Rng>(rng: &mut R, t: Targets) -> Vec<Vec<u32>> {
             parents.push(if i == 0 { vec![] } else { vec![head + i as u32 - 1] });
         }
         let tail = parents.len() as u32 - 1;
-        parents[branch_target[k]].push(tail);
+        for &t in &branch_targets[k] {
+            parents[t].push(tail);
+        }
     }
     parents
 }

@@ -1,0 +1,96 @@
+//! Reduced-size paper checks and end-to-end runs of the shipped specs.
+
+use std::path::Path;
+use tidal_sim::experiments::{self, Scale};
+use tidal_sim::runner;
+use tidal_sim::spec::Spec;
+
+fn out(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+#[test]
+fn drf_baseline_small_runs_and_shows_the_papers_trend() {
+    let e = experiments::find("drf-baseline").unwrap();
+    let dir = out("drf-baseline");
+    let text = experiments::run(e, Scale::Small, &dir).unwrap();
+    println!("{text}");
+    assert!(text.contains("Jain's index"));
+    assert!(text.contains("trend check: LQ completion grows with the number of TQs under DRF: yes"), "{text}");
+    for f in ["jobs.csv", "shares.csv", "summary.json", "shares.svg", "jct_cdf.svg"] {
+        assert!(dir.join("carbyne-offline-drf").join(f).exists(), "{f}");
+    }
+}
+
+#[test]
+fn experiments_needing_missing_policies_refuse_clearly() {
+    for e in experiments::EXPERIMENTS {
+        let missing: Vec<&str> = e.policies.iter().copied().filter(|p| runner::check_policy(p).is_err()).collect();
+        if let Some(p) = missing.first() {
+            let err = experiments::run(e, Scale::Small, &out(e.name)).unwrap_err().to_string();
+            assert!(err.contains(&format!("policy '{p}' is not available in this build")), "{err}");
+        }
+    }
+    assert!(experiments::find("nope").is_err());
+}
+
+#[test]
+fn shipped_generator_specs_run_deterministically() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+    let mut spec = Spec::load(&dir.join("carbyne-tpcds-drf.toml")).unwrap();
+    // Keep the debug-mode test short.
+    spec.cluster.machines = 10;
+    if let tidal_sim::spec::WorkloadSpec::Carbyne { jobs, .. } = &mut spec.workload {
+        *jobs = Some(20);
+    }
+    let a = runner::run_spec(&spec, false).unwrap();
+    let b = runner::run_spec(&spec, false).unwrap();
+    assert_eq!(a.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>(), b.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>());
+    spec.seed += 1;
+    let c = runner::run_spec(&spec, false).unwrap();
+    assert_ne!(a.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>(), c.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>());
+    for f in ["bopf-bigbench-8tq-drf.toml", "facebook-swim-drf.toml", "tpch-spark-drf.toml"] {
+        let s = Spec::load(&dir.join(f)).unwrap();
+        s.validate().unwrap();
+    }
+}
+
+#[test]
+fn shared_traces_replay_when_present() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if !shared.join("traces").exists() {
+        println!("SKIP: {} not found; shared traces are not part of the repository", shared.display());
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+    let mut s = Spec::load(&dir.join("tpch-spark-drf.toml")).unwrap();
+    if let tidal_sim::spec::WorkloadSpec::Carbyne { jobs, .. } = &mut s.workload {
+        *jobs = Some(10);
+    }
+    let run = runner::run_spec(&s, false).unwrap();
+    assert_eq!(run.jobs.len(), 10);
+    let mut f = Spec::load(&dir.join("facebook-swim-drf.toml")).unwrap();
+    f.cluster.machines = 100;
+    if let tidal_sim::spec::WorkloadSpec::Carbyne { jobs, .. } = &mut f.workload {
+        *jobs = Some(200);
+    }
+    let run = runner::run_spec(&f, false).unwrap();
+    assert_eq!(run.jobs.len(), 200);
+}
+
+#[test]
+fn bad_specs_name_the_problem() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let p = dir.join("bad-policy.toml");
+    std::fs::write(&p, "[cluster]\nmachines = 2\nmachine = { memory_mb = 8192, vcores = 8 }\n[scheduler]\npolicy = \"lottery\"\n[workload]\ntype = \"carbyne\"\njobs = 2\narrivals = \"poisson\"\nsource = { type = \"generator\", family = \"tpch\" }\n").unwrap();
+    let err = format!("{:#}", runner::run_spec(&Spec::load(&p).unwrap(), false).unwrap_err());
+    assert!(err.contains("policy 'lottery' is not available"), "{err}");
+    let p = dir.join("bad-resource.toml");
+    std::fs::write(&p, "[cluster]\nmachines = 2\nmachine = { memory_mb = 8192, gpus = 8 }\n[workload]\ntype = \"carbyne\"\njobs = 2\narrivals = \"poisson\"\nsource = { type = \"generator\", family = \"tpch\" }\n").unwrap();
+    let err = format!("{:#}", runner::run_spec(&Spec::load(&p).unwrap(), false).unwrap_err());
+    assert!(err.contains("cluster.machine") && err.contains("gpus"), "{err}");
+    let p = dir.join("missing-trace.toml");
+    std::fs::write(&p, "[cluster]\nmachines = 2\nmachine = { memory_mb = 8192, vcores = 8 }\n[workload]\ntype = \"carbyne\"\narrivals = \"trace\"\nsource = { type = \"swim\", file = \"no-such.tsv\" }\n").unwrap();
+    let err = format!("{:#}", runner::run_spec(&Spec::load(&p).unwrap(), false).unwrap_err());
+    assert!(err.contains("no-such.tsv"), "{err}");
+}

@@ -1,4 +1,5 @@
 use anyhow::{bail, Context, Result};
+use std::io::Write;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use tidal_sim::bench::{self, BenchCase};
@@ -71,6 +72,13 @@ fn read_jcts(path: &PathBuf) -> Result<Vec<f64>> {
     Ok(v)
 }
 
+/// Prints to stdout; a closed pipe (`| head`) is not an error worth a message.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
 fn main_inner(cli: Cli) -> Result<()> {
     let progress = !cli.quiet;
     match cli.cmd {
@@ -85,7 +93,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             let out = out.unwrap_or_else(|| experiments::default_out(&s.name));
             let run = runner::run_spec(&s, progress)?;
             let summary = report::write_all(&run, s.sim.fairness_window_ms, &out)?;
-            println!("{}", serde_json::to_string_pretty(&summary)?);
+            say!("{}", serde_json::to_string_pretty(&summary)?);
             eprintln!("outputs in {}", out.display());
         }
         Cmd::Experiment { name, scale, out, list } => {
@@ -93,7 +101,7 @@ fn main_inner(cli: Cli) -> Result<()> {
                 for e in experiments::EXPERIMENTS {
                     let missing: Vec<&str> = e.policies.iter().copied().filter(|p| runner::check_policy(p).is_err()).collect();
                     let note = if missing.is_empty() { String::new() } else { format!(" [needs policies: {}]", missing.join(", ")) };
-                    println!("{:<16} {}{}", e.name, e.about, note);
+                    say!("{:<16} {}{}", e.name, e.about, note);
                 }
                 return Ok(());
             }
@@ -101,7 +109,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             let e = experiments::find(&name)?;
             let out = out.unwrap_or_else(|| experiments::default_out(e.name));
             let text = experiments::run(e, scale, &out)?;
-            println!("{text}");
+            say!("{text}");
             eprintln!("outputs in {}", out.display());
         }
         Cmd::Compare { base, new } => {
@@ -110,7 +118,7 @@ fn main_inner(cli: Cli) -> Result<()> {
                 bail!("a run has no jobs");
             }
             let f = improvement(&a, &b);
-            println!("{:<8} {:>10} {:>10} {:>8}", "", "base s", "new s", "factor");
+            say!("{:<8} {:>10} {:>10} {:>8}", "", "base s", "new s", "factor");
             for (n, x, y, z) in [
                 ("avg", a.avg_s, b.avg_s, f.avg),
                 ("p25", a.p25_s, b.p25_s, f.p25),
@@ -118,12 +126,12 @@ fn main_inner(cli: Cli) -> Result<()> {
                 ("p75", a.p75_s, b.p75_s, f.p75),
                 ("p95", a.p95_s, b.p95_s, f.p95),
             ] {
-                println!("{n:<8} {x:>10.1} {y:>10.1} {z:>8.2}");
+                say!("{n:<8} {x:>10.1} {y:>10.1} {z:>8.2}");
             }
         }
         Cmd::Bench { case, policy } => {
             runner::check_policy(&policy)?;
-            print!("{}", bench::run(case, &policy, progress)?);
+            say!("{}", bench::run(case, &policy, progress)?.trim_end());
         }
     }
     Ok(())

@@ -8,7 +8,7 @@
 //! ```xml
 //! <tidal>
 //!   <policy>bopf</policy>                      <!-- drf | strict-priority | n-bopf | bopf -->
-//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo -->
+//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo | uwfq -->
 //!   <n-min>3</n-min>                           <!-- BoPF's N_min, default 1 -->
 //!   <queue name="etl"><weight>1</weight></queue>            <!-- a TQ -->
 //!   <queue name="dashboards">                                <!-- an LQ -->
@@ -77,10 +77,12 @@ impl PolicyKind {
 pub enum AppPolicyKind {
     /// Submission order, AM containers first.
     Fifo,
+    /// User weighted fair queuing: by finish time under user-job fair sharing.
+    Uwfq,
 }
 
 impl AppPolicyKind {
-    pub const ALL: [AppPolicyKind; 1] = [AppPolicyKind::Fifo];
+    pub const ALL: [AppPolicyKind; 2] = [AppPolicyKind::Fifo, AppPolicyKind::Uwfq];
 
     pub fn parse(name: &str) -> Option<AppPolicyKind> {
         let n = name.trim().to_ascii_lowercase();
@@ -90,6 +92,7 @@ impl AppPolicyKind {
     pub fn name(self) -> &'static str {
         match self {
             AppPolicyKind::Fifo => "fifo",
+            AppPolicyKind::Uwfq => "uwfq",
         }
     }
 }
@@ -158,6 +161,8 @@ pub struct QueueFile {
     /// BoPF's `N_min`: fair shares are computed for at least this many queues.
     pub n_min: u32,
     pub queues: Vec<QueueConfig>,
+    /// User weights and knobs of the UWFQ app policy (`<uwfq-*>` elements).
+    pub uwfq: crate::uwfq::UwfqSettings,
 }
 
 /// Numeric settings that come from the RM's own configuration.
@@ -245,6 +250,7 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     let mut app_policy = AppPolicyKind::Fifo;
     let mut n_min = 1;
     let mut queues: Vec<QueueConfig> = Vec::new();
+    let mut uwfq = crate::uwfq::UwfqSettings::default();
     for child in root.children().filter(|n| n.is_element()) {
         let line = line_of(&doc, child);
         let text = child.text().unwrap_or("").trim();
@@ -273,9 +279,10 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
                 })?;
             }
             "queue" => queues.push(parse_queue(&doc, child)?),
+            "uwfq-user-weight" | "uwfq-grace-period-sec" | "uwfq-default-task-sec" => parse_uwfq(child, line, &mut uwfq)?,
             other => {
                 return Err(CoreError::Config(format!(
-                    "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <app-policy>, <n-min> or <queue>)"
+                    "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <app-policy>, <n-min>, <queue> or <uwfq-*>)"
                 )))
             }
         }
@@ -288,7 +295,34 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
         return Err(CoreError::Config(format!("queue '{}' is declared twice", w[0])));
     }
-    Ok(QueueFile { policy, app_policy, n_min, queues })
+    uwfq.validate().map_err(|e| CoreError::Config(e.to_string()))?;
+    Ok(QueueFile { policy, app_policy, n_min, queues, uwfq })
+}
+
+/// One `<uwfq-*>` element: `<uwfq-user-weight user="alice">2</uwfq-user-weight>`,
+/// `<uwfq-grace-period-sec>2</uwfq-grace-period-sec>` or `<uwfq-default-task-sec>`.
+fn parse_uwfq(node: roxmltree::Node, line: u32, out: &mut crate::uwfq::UwfqSettings) -> Result<()> {
+    let tag = node.tag_name().name();
+    let text = node.text().unwrap_or("").trim();
+    let number = text
+        .parse::<f64>()
+        .map_err(|_| CoreError::Config(format!("line {line}: <{tag}> '{text}' is not a number")))?;
+    match tag {
+        "uwfq-user-weight" => {
+            let user = node
+                .attribute("user")
+                .map(str::trim)
+                .filter(|u| !u.is_empty())
+                .ok_or_else(|| CoreError::Config(format!("line {line}: <{tag}> needs a user=\"..\" attribute")))?;
+            if out.user_weights.iter().any(|(u, _)| u == user) {
+                return Err(CoreError::Config(format!("line {line}: <{tag}> for user '{user}' is given twice")));
+            }
+            out.user_weights.push((user.to_string(), number));
+        }
+        "uwfq-grace-period-sec" => out.grace_period_sec = number,
+        _ => out.default_task_sec = number,
+    }
+    out.validate().map_err(|e| CoreError::Config(format!("line {line}: {e}")))
 }
 
 /// Parses one `<queue>` element; also the body of a run-time queue registration.

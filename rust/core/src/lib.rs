@@ -11,10 +11,12 @@ pub mod config;
 pub mod error;
 pub mod policy;
 pub mod request;
+pub mod reservation;
 pub mod resource;
 pub mod scheduler;
 pub mod state;
 pub mod status;
+pub mod uwfq;
 
 pub use error::{CoreError, Result};
 pub use resource::{ResourceKind, Resources, DIMS};

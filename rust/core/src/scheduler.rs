@@ -179,8 +179,16 @@ impl Scheduler {
             order.push(self.upsert_queue(qc));
         }
         self.policy = policy::build(&queue_file);
-        if queue_file.app_policy != self.queue_file.app_policy {
+        if queue_file.app_policy != self.queue_file.app_policy || queue_file.uwfq != self.queue_file.uwfq {
             self.app_policy = policy::build_app_policy(&queue_file);
+            // The new app policy learns the live apps in submission order.
+            let mut live: Vec<(u64, AppSlot)> =
+                self.state.apps.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| (a.seq, i))).collect();
+            live.sort_unstable();
+            for (_, slot) in live {
+                self.app_policy.on_app_added(&self.state, slot);
+                self.app_policy.on_app_updated(&self.state, slot);
+            }
         }
         self.queue_file = queue_file;
         self.settings = settings;
@@ -354,6 +362,7 @@ impl Scheduler {
         q.apps.push(slot);
         q.apps_waiting_for_am += 1;
         debug!(app = key, queue = q.name(), user, "app added");
+        self.app_policy.on_app_added(&self.state, slot);
         Ok(self.state.queues[qi].name())
     }
 
@@ -372,6 +381,7 @@ impl Scheduler {
                 self.release_allocation(aid);
             }
         }
+        self.app_policy.on_app_removed(&self.state, slot);
         let app = self.state.take_app(slot);
         let q = &mut self.state.queues[app.queue];
         q.pending_containers -= app.asks.pending_containers();
@@ -404,6 +414,7 @@ impl Scheduler {
         let q = &mut self.state.queues[qi];
         q.pending_containers = q.pending_containers - old_n + new_n;
         q.pending_resources = q.pending_resources - old_r + new_r;
+        self.app_policy.on_app_updated(&self.state, slot);
         Ok(())
     }
 

@@ -17,6 +17,7 @@ pub mod bopf;
 pub mod drf;
 pub mod fifo;
 pub mod strict_priority;
+pub mod uwfq;
 
 pub use crate::bopf::admission::AdmissionClass;
 use crate::config::{AppPolicyKind, PolicyKind, QueueFile};
@@ -152,6 +153,15 @@ pub trait AppPolicy: Send {
     /// Called once per heartbeat before any assignment.
     fn begin_heartbeat(&mut self, _state: &ClusterState, _now_ms: i64) {}
 
+    /// An app was registered (it is in `state` at `slot`).
+    fn on_app_added(&mut self, _state: &ClusterState, _slot: AppSlot) {}
+
+    /// An app's asks (or what is known about its work) changed.
+    fn on_app_updated(&mut self, _state: &ClusterState, _slot: AppSlot) {}
+
+    /// An app is about to be removed (it is still in `state` at `slot`, its containers freed).
+    fn on_app_removed(&mut self, _state: &ClusterState, _slot: AppSlot) {}
+
     /// The container to start on the offered node from queue `queue`, if any.
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)>;
 }
@@ -160,5 +170,6 @@ pub trait AppPolicy: Send {
 pub fn build_app_policy(file: &QueueFile) -> Box<dyn AppPolicy> {
     match file.app_policy {
         AppPolicyKind::Fifo => Box::new(fifo::Fifo),
+        AppPolicyKind::Uwfq => Box::new(uwfq::Uwfq::new(file.uwfq.clone())),
     }
 }

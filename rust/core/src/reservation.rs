@@ -1,0 +1,442 @@
+//! Speculative slot reservation (seed 001): when a task of a high-priority DAG app finishes and
+//! its stage has a downstream stage, the slot is held for the app instead of being offered to
+//! lower priorities at the barrier. Pure logic: a [`StageReservation`] per (app, stage) takes
+//! task starts and finishes and answers with actions for the scheduler (hold this slot until
+//! the deadline, release it, pre-reserve `k` more), and says when the idle held slots may run
+//! copies of stragglers.
+//!
+//! The reservation deadline comes from a target isolation probability `P` by Eq. (2), with the
+//! Pareto parameters of the stage's task durations estimated from its tasks so far; Eq. (4)
+//! bounds the expected utilization that deadline costs.
+
+use crate::resource::Resources;
+use crate::state::NodeId;
+use std::collections::HashMap;
+use thiserror::Error;
+
+/// A task of a stage, as the caller names it (for example the allocation id of its container).
+pub type TaskId = u64;
+
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ReservationError {
+    #[error("slot reservation setting {field} = {value} is out of range: expected {expected}")]
+    InvalidSetting { field: &'static str, value: f64, expected: &'static str },
+    #[error("task {0} of the stage is already running")]
+    DuplicateTask(TaskId),
+    #[error("task {0} is not running in the stage")]
+    UnknownTask(TaskId),
+    #[error("task {0} already has a copy running")]
+    CopyRunning(TaskId),
+    #[error("no idle reserved slot to run a copy of task {0} on")]
+    NoIdleSlot(TaskId),
+}
+
+type Result<T> = std::result::Result<T, ReservationError>;
+
+fn check(field: &'static str, value: f64, ok: bool, expected: &'static str) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ReservationError::InvalidSetting { field, value, expected })
+    }
+}
+
+/// Pareto task durations, Eq. (1): `F(t) = 1 - (t_m / t)^α` for `t >= t_m`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Pareto {
+    /// α; a smaller shape is a heavier tail.
+    pub shape: f64,
+    /// t_m, the shortest duration.
+    pub scale: f64,
+}
+
+/// Fitted shapes are kept above this: Eq. (3)-(4) need α > 1 (a finite mean), and a sample
+/// that suggests α ≤ 1 is better read as "very heavy tail" than as "no mean".
+pub const MIN_SHAPE: f64 = 1.05;
+
+impl Pareto {
+    pub fn new(shape: f64, scale: f64) -> Result<Pareto> {
+        check("pareto-shape", shape, shape.is_finite() && shape > 0.0, "a positive finite number")?;
+        check("pareto-scale", scale, scale.is_finite() && scale > 0.0, "a positive finite number of seconds")?;
+        Ok(Pareto { shape, scale })
+    }
+
+    pub fn cdf(&self, t: f64) -> f64 {
+        if t < self.scale {
+            0.0
+        } else {
+            1.0 - (self.scale / t).powf(self.shape)
+        }
+    }
+
+    /// Maximum-likelihood fit from finished durations and the elapsed times of tasks still
+    /// running (right-censored: they will take at least that long). `t_m` is the shortest
+    /// finished duration, as the seed suggests; then
+    /// `α = k / (Σ_finished ln(x/t_m) + Σ_running ln(max(c, t_m)/t_m))`.
+    /// Counting the running tasks matters early in a phase, when only the fast tasks have
+    /// finished and a fit from them alone would see no tail at all. Returns `None` until the
+    /// data pin the shape down (no finished task, or no spread yet).
+    pub fn fit(finished: &[f64], running_elapsed: &[f64]) -> Option<Pareto> {
+        let ok = |x: &f64| x.is_finite() && *x > 0.0;
+        let scale = finished.iter().copied().filter(ok).fold(f64::INFINITY, f64::min);
+        if !scale.is_finite() {
+            return None;
+        }
+        let k = finished.iter().filter(|x| ok(x)).count() as f64;
+        let spread: f64 = finished.iter().filter(|x| ok(x)).map(|x| (x / scale).ln()).sum::<f64>()
+            + running_elapsed.iter().filter(|x| ok(x)).map(|c| (c / scale).ln().max(0.0)).sum::<f64>();
+        if spread <= 0.0 {
+            return None;
+        }
+        Some(Pareto { shape: (k / spread).max(MIN_SHAPE), scale })
+    }
+
+    /// Eq. (2): the probability that all `n` tasks of the phase finish by `d`.
+    pub fn isolation_probability(&self, d: f64, n: u32) -> f64 {
+        self.cdf(d).powi(n as i32)
+    }
+
+    /// Eq. (2) solved for the deadline: `D = t_m (1 - P^{1/N})^{-1/α}`, relative to the phase
+    /// start. `P = 1` gives an infinite deadline (hold until the next phase starts), `P = 0`
+    /// gives `t_m` (release at once).
+    pub fn deadline(&self, p: f64, n: u32) -> Result<f64> {
+        check_probability(p)?;
+        check("tasks", n as f64, n >= 1, "at least one task")?;
+        let tail = 1.0 - p.powf(1.0 / n as f64);
+        Ok(if tail <= 0.0 { f64::INFINITY } else { self.scale * tail.powf(-1.0 / self.shape) })
+    }
+
+    /// Eq. (3): the lower bound of the expected utilization when every slot is held until `d`:
+    /// `α/(α-1) (t_m/D) - 1/(α-1) (t_m/D)^α`.
+    pub fn utilization_at(&self, d: f64) -> f64 {
+        let a = self.shape;
+        let x = (self.scale / d).min(1.0);
+        a / (a - 1.0) * x - x.powf(a) / (a - 1.0)
+    }
+
+    /// Eq. (4): the lower bound of the expected utilization at isolation probability `p` for a
+    /// phase of `n` tasks: `α/(α-1) (1-P^{1/N})^{1/α} - 1/(α-1) (1-P^{1/N})`. Needs α > 1.
+    pub fn utilization_bound(&self, p: f64, n: u32) -> Result<f64> {
+        check_probability(p)?;
+        check("tasks", n as f64, n >= 1, "at least one task")?;
+        check("pareto-shape", self.shape, self.shape > 1.0, "greater than 1 for a finite mean")?;
+        let a = self.shape;
+        let tail = 1.0 - p.powf(1.0 / n as f64);
+        Ok(a / (a - 1.0) * tail.powf(1.0 / a) - tail / (a - 1.0))
+    }
+}
+
+fn check_probability(p: f64) -> Result<()> {
+    check("isolation-probability", p, (0.0..=1.0).contains(&p), "a probability in [0, 1]")
+}
+
+/// Knobs of slot reservation.
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ReservationSettings {
+    /// P: the target probability that a phase transition keeps all its slots.
+    pub isolation_probability: f64,
+    /// R: the finished fraction of the current phase after which the extra `n - m` slots of a
+    /// wider next phase are pre-reserved.
+    pub prereserve_threshold: f64,
+    /// Pareto shape assumed until the stage's own tasks give a fit.
+    pub prior_shape: f64,
+    /// Finished tasks needed before the stage's own fit replaces the prior.
+    pub min_samples: u32,
+}
+
+impl Default for ReservationSettings {
+    fn default() -> Self {
+        // P = 0.4 is where the seed's measured isolation/utilization trade-off has its sweet
+        // spot; α = 1.6 is its "typical production" tail. The seed gives no default for R; 0.5
+        // starts pre-reserving half way through the phase.
+        ReservationSettings { isolation_probability: 0.4, prereserve_threshold: 0.5, prior_shape: 1.6, min_samples: 2 }
+    }
+}
+
+impl ReservationSettings {
+    pub fn validate(&self) -> Result<()> {
+        check_probability(self.isolation_probability)?;
+        let r = self.prereserve_threshold;
+        check("prereserve-threshold", r, r > 0.0 && r <= 1.0, "a fraction in (0, 1]")?;
+        let a = self.prior_shape;
+        check("prior-shape", a, a.is_finite() && a > 1.0, "a finite number greater than 1")?;
+        check("min-samples", self.min_samples as f64, self.min_samples >= 1, "at least 1")
+    }
+}
+
+/// A unit of resources on a node that a task ran in.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Slot {
+    pub node: NodeId,
+    pub resources: Resources,
+}
+
+/// What to do with a slot that just became idle.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum SlotAction {
+    /// Keep it for the app (at the app's priority) until `until` (absolute seconds; infinite
+    /// when the isolation target is 1).
+    Hold { slot: Slot, until: f64 },
+    /// Give it back to the cluster.
+    Release { slot: Slot },
+}
+
+/// Ask for `count` more slots for the downstream phase and hold them until `until`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PreReserve {
+    pub count: u32,
+    pub until: f64,
+}
+
+/// The scheduler's to-do list after a task finished.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Completion {
+    /// For the slot the finished task (or its winning copy) ran in.
+    pub slot: SlotAction,
+    /// When a copy raced the task: kill the loser and do this with its slot.
+    pub loser: Option<SlotAction>,
+    pub pre_reserve: Option<PreReserve>,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Running {
+    start: f64,
+    slot: Slot,
+    copy: Option<Slot>,
+}
+
+/// How the next phase's width compares with this one's (Algorithm 1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Transition {
+    /// The last phase: every slot is released.
+    Final,
+    /// Width unknown or equal (m = n): every slot is held.
+    Same,
+    /// Narrower (m > n): the first `m - n` idle slots are released, the rest held.
+    Narrower { release: u32 },
+    /// Wider (m < n): every slot is held, and `n - m` more are pre-reserved past threshold R.
+    Wider { extra: u32 },
+}
+
+/// Slot reservation state of one stage (phase) of one app.
+#[derive(Clone, Debug)]
+pub struct StageReservation {
+    settings: ReservationSettings,
+    tasks: u32,
+    transition: Transition,
+    phase_start: Option<f64>,
+    running: HashMap<TaskId, Running>,
+    durations: Vec<f64>,
+    released: u32,
+    pre_reserved: bool,
+    /// Reserved slots with nothing running, in the order they became idle.
+    idle: Vec<Slot>,
+    fit: Pareto,
+    fitted_at: usize,
+    /// Deadline relative to the phase start.
+    deadline_rel: f64,
+}
+
+impl StageReservation {
+    /// A stage of `tasks` tasks (m) whose downstream stage has `next_tasks` tasks (n; `None`
+    /// when unknown), or which is the last stage when `is_final`.
+    pub fn new(settings: ReservationSettings, tasks: u32, next_tasks: Option<u32>, is_final: bool) -> Result<StageReservation> {
+        settings.validate()?;
+        check("tasks", tasks as f64, tasks >= 1, "at least one task")?;
+        let transition = match (is_final, next_tasks) {
+            (true, _) => Transition::Final,
+            (false, None) => Transition::Same,
+            (false, Some(n)) if n == tasks => Transition::Same,
+            (false, Some(n)) if n < tasks => Transition::Narrower { release: tasks - n },
+            (false, Some(n)) => Transition::Wider { extra: n - tasks },
+        };
+        // The prior's scale is unknown until a task finishes; 1 s keeps the numbers finite and
+        // is replaced by the first finished duration.
+        let fit = Pareto::new(settings.prior_shape, 1.0)?;
+        let mut s = StageReservation {
+            settings,
+            tasks,
+            transition,
+            phase_start: None,
+            running: HashMap::new(),
+            durations: Vec::new(),
+            released: 0,
+            pre_reserved: false,
+            idle: Vec::new(),
+            fit,
+            fitted_at: 0,
+            deadline_rel: f64::INFINITY,
+        };
+        s.deadline_rel = s.fit.deadline(settings.isolation_probability, tasks)?;
+        Ok(s)
+    }
+
+    pub fn transition(&self) -> Transition {
+        self.transition
+    }
+
+    /// The Pareto parameters in use (the prior until enough tasks finished).
+    pub fn pareto(&self) -> Pareto {
+        self.fit
+    }
+
+    /// Absolute time at which held slots expire, once the phase has started.
+    pub fn deadline(&self) -> Option<f64> {
+        self.phase_start.map(|s| s + self.deadline_rel)
+    }
+
+    /// Eq. (4) for this stage with the current fit: the utilization its reservations are
+    /// expected to keep at least.
+    pub fn utilization_bound(&self) -> f64 {
+        self.fit.utilization_bound(self.settings.isolation_probability, self.tasks).unwrap_or(0.0)
+    }
+
+    pub fn finished_tasks(&self) -> usize {
+        self.durations.len()
+    }
+
+    pub fn running_tasks(&self) -> usize {
+        self.running.len()
+    }
+
+    pub fn finished_fraction(&self) -> f64 {
+        self.durations.len() as f64 / self.tasks as f64
+    }
+
+    /// Reserved slots that are idle.
+    pub fn idle_slots(&self) -> &[Slot] {
+        &self.idle
+    }
+
+    pub fn task_started(&mut self, task: TaskId, slot: Slot, now: f64) -> Result<()> {
+        if self.running.contains_key(&task) {
+            return Err(ReservationError::DuplicateTask(task));
+        }
+        self.phase_start = Some(self.phase_start.map_or(now, |s| s.min(now)));
+        self.running.insert(task, Running { start: now, slot, copy: None });
+        Ok(())
+    }
+
+    /// Refits the Pareto parameters when the finished count has grown by an eighth since the
+    /// last fit: each fit reads every task, so this keeps the cost per completion amortised
+    /// O(log m) while the estimate follows the phase.
+    fn maybe_refit(&mut self, now: f64) {
+        let k = self.durations.len();
+        if k < self.settings.min_samples as usize || (self.fitted_at > 0 && k < self.fitted_at + (self.fitted_at / 8).max(1)) {
+            return;
+        }
+        let elapsed: Vec<f64> = self.running.values().map(|r| now - r.start).collect();
+        if let Some(fit) = Pareto::fit(&self.durations, &elapsed) {
+            self.fit = fit;
+            self.fitted_at = k;
+        }
+    }
+
+    /// Algorithm 1's decision for one slot that became idle.
+    fn decide(&mut self, slot: Slot) -> SlotAction {
+        let until = self.deadline().unwrap_or(f64::INFINITY);
+        let hold = match self.transition {
+            Transition::Final => false,
+            Transition::Same | Transition::Wider { .. } => true,
+            Transition::Narrower { release } => {
+                if self.released < release {
+                    self.released += 1;
+                    false
+                } else {
+                    true
+                }
+            }
+        };
+        if hold {
+            self.idle.push(slot);
+            SlotAction::Hold { slot, until }
+        } else {
+            SlotAction::Release { slot }
+        }
+    }
+
+    /// Task `task` finished at `now` (if a copy raced it, whichever finished first reports it).
+    pub fn task_finished(&mut self, task: TaskId, now: f64) -> Result<Completion> {
+        let run = self.running.remove(&task).ok_or(ReservationError::UnknownTask(task))?;
+        self.durations.push((now - run.start).max(0.0));
+        if self.durations.len() == 1 && self.fitted_at == 0 {
+            // The first finisher approximates t_m (the seed's choice) until a fit exists.
+            self.fit.scale = self.durations[0].max(f64::MIN_POSITIVE);
+        }
+        self.maybe_refit(now);
+        self.deadline_rel = self.fit.deadline(self.settings.isolation_probability, self.tasks)?;
+        let slot = self.decide(run.slot);
+        let loser = run.copy.map(|c| self.decide(c));
+        let pre_reserve = match self.transition {
+            Transition::Wider { extra }
+                if !self.pre_reserved && self.finished_fraction() >= self.settings.prereserve_threshold =>
+            {
+                self.pre_reserved = true;
+                Some(PreReserve { count: extra, until: self.deadline().unwrap_or(f64::INFINITY) })
+            }
+            _ => None,
+        };
+        Ok(Completion { slot, loser, pre_reserve })
+    }
+
+    /// The copy of `task` finished first. Same as [`StageReservation::task_finished`], with the
+    /// copy's slot as the winner and the original's as the loser.
+    pub fn copy_finished(&mut self, task: TaskId, now: f64) -> Result<Completion> {
+        let run = self.running.get_mut(&task).ok_or(ReservationError::UnknownTask(task))?;
+        let copy = run.copy.ok_or(ReservationError::UnknownTask(task))?;
+        run.copy = Some(run.slot);
+        run.slot = copy;
+        self.task_finished(task, now)
+    }
+
+    /// Straggler mitigation (§IV-C): once the running tasks number no more than the idle
+    /// reserved slots, each running task without a copy may get one. Returns those tasks.
+    /// Slots already running copies count as reserved: they were idle when the copies began.
+    pub fn straggler_candidates(&self) -> Vec<TaskId> {
+        let copies = self.running.values().filter(|r| r.copy.is_some()).count();
+        if self.running.is_empty() || self.running.len() > self.idle.len() + copies || self.transition == Transition::Final {
+            return Vec::new();
+        }
+        let mut v: Vec<TaskId> = self.running.iter().filter(|(_, r)| r.copy.is_none()).map(|(&t, _)| t).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Starts a copy of `task` on an idle reserved slot, preferably on another node than the
+    /// original; returns the slot to launch it in.
+    pub fn start_copy(&mut self, task: TaskId) -> Result<Slot> {
+        let run = self.running.get(&task).ok_or(ReservationError::UnknownTask(task))?;
+        if run.copy.is_some() {
+            return Err(ReservationError::CopyRunning(task));
+        }
+        let node = run.slot.node;
+        let pos = self
+            .idle
+            .iter()
+            .position(|s| s.node != node)
+            .or(if self.idle.is_empty() { None } else { Some(0) })
+            .ok_or(ReservationError::NoIdleSlot(task))?;
+        let slot = self.idle.remove(pos);
+        self.running.get_mut(&task).expect("checked").copy = Some(slot);
+        Ok(slot)
+    }
+
+    /// The downstream phase takes a held slot on `node` that fits `need`; returns it.
+    pub fn take_slot(&mut self, node: NodeId, need: &Resources) -> Option<Slot> {
+        let pos = self.idle.iter().position(|s| s.node == node && need.fits_in(&s.resources))?;
+        Some(self.idle.remove(pos))
+    }
+
+    /// Releases every idle held slot when the deadline has passed at `now`; returns them.
+    pub fn expire(&mut self, now: f64) -> Vec<Slot> {
+        match self.deadline() {
+            Some(d) if now >= d => std::mem::take(&mut self.idle),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Releases every idle held slot (the downstream phase started elsewhere, or the app left).
+    pub fn release_all(&mut self) -> Vec<Slot> {
+        std::mem::take(&mut self.idle)
+    }
+}

@@ -24,9 +24,10 @@
 //!   ordered set, so the check looks at the largest share only: `O(log Q)`.
 //! * Fairness (2): `O(K)` on the new queue alone.
 //! * Resource (3): the H class's commitments are aggregated into one committed-rate profile
-//!   over time ([`CommittedProfile`]); the new queue's W windows are matched against it in one
-//!   tree walk, `O(K · W · log(U / W))` for a horizon of U slots, and committing it to H costs
-//!   the same. Nothing iterates the admitted queues or their cycles.
+//!   over time ([`CommittedProfile`], slots with two levels of block summaries); each of the new
+//!   queue's W windows of L slots is matched against it in `O(K · (16 + L / 256))`, and
+//!   committing it to H costs the same. Nothing iterates the admitted queues or their cycles:
+//!   admission is `O(log Q + K · W · (16 + L / 256))` for Q admitted queues.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -45,9 +46,9 @@ pub const DEFAULT_RESOLUTION_MS: u64 = 1000;
 const RATE_SCALE: i64 = 1_000_000;
 /// Latest instant a queue's bursts may reach; keeps all slot arithmetic far from overflow.
 const MAX_TIME_MS: u64 = 1 << 62;
-/// Longest profile horizon in slots (about two years at one-second slots); the profile is dense
-/// from the epoch, so this bounds its memory.
-pub const MAX_HORIZON_SLOTS: u64 = 1 << 26;
+/// Longest profile horizon in slots (about a year at one-second slots); the profile is dense from
+/// the epoch, so this bounds its memory (8 bytes per slot and resource).
+pub const MAX_HORIZON_SLOTS: u64 = 1 << 25;
 
 /// One burst of a latency-sensitive queue.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -220,7 +221,11 @@ pub struct AdmittedQueue<'a> {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum AdmissionError {
     #[error("queue '{queue}': {field} {problem}")]
-    InvalidSpec { queue: String, field: String, problem: String },
+    InvalidSpec {
+        queue: String,
+        field: String,
+        problem: String,
+    },
     #[error("admission config: {field} {problem}")]
     InvalidConfig { field: String, problem: String },
     #[error("queue '{0}' is already admitted")]
@@ -230,7 +235,11 @@ pub enum AdmissionError {
 }
 
 fn spec_error(queue: &str, field: impl Into<String>, problem: impl Into<String>) -> AdmissionError {
-    AdmissionError::InvalidSpec { queue: queue.to_string(), field: field.into(), problem: problem.into() }
+    AdmissionError::InvalidSpec {
+        queue: queue.to_string(),
+        field: field.into(),
+        problem: problem.into(),
+    }
 }
 
 fn check_name_weight(name: &str, weight: f64) -> Result<(), AdmissionError> {
@@ -238,7 +247,11 @@ fn check_name_weight(name: &str, weight: f64) -> Result<(), AdmissionError> {
         return Err(spec_error(name, "name", "must not be empty"));
     }
     if !weight.is_finite() || weight <= 0.0 {
-        return Err(spec_error(name, "weight", format!("must be finite and positive, got {weight}")));
+        return Err(spec_error(
+            name,
+            "weight",
+            format!("must be finite and positive, got {weight}"),
+        ));
     }
     Ok(())
 }
@@ -264,13 +277,20 @@ impl LqSpec {
             return Err(spec_error(
                 q,
                 "burst.deadline_ms",
-                format!("{} exceeds burst.period_ms {}: a burst must end before the next one arrives", b.deadline_ms, b.period_ms),
+                format!(
+                    "{} exceeds burst.period_ms {}: a burst must end before the next one arrives",
+                    b.deadline_ms, b.period_ms
+                ),
             ));
         }
         for kind in ResourceKind::ALL {
             let v = b.demand.get(kind);
             if v < 0 {
-                return Err(spec_error(q, format!("burst.demand.{}", kind.name()), format!("is negative ({v})")));
+                return Err(spec_error(
+                    q,
+                    format!("burst.demand.{}", kind.name()),
+                    format!("is negative ({v})"),
+                ));
             }
         }
         if b.demand.is_zero() {
@@ -284,7 +304,11 @@ impl LqSpec {
             .and_then(|x| x.checked_add(self.start_ms))
             .and_then(|x| x.checked_add(b.deadline_ms));
         if !matches!(end, Some(e) if e <= MAX_TIME_MS) {
-            return Err(spec_error(q, "cycles", format!("put the last burst beyond {MAX_TIME_MS} ms")));
+            return Err(spec_error(
+                q,
+                "cycles",
+                format!("put the last burst beyond {MAX_TIME_MS} ms"),
+            ));
         }
         Ok(())
     }
@@ -304,7 +328,8 @@ impl LqSpec {
         let mut out = Resources::ZERO;
         for k in 0..DIMS {
             let num = i128::from(self.burst.demand.0[k]) * 1000;
-            out.0[k] = ceil_div(num, i128::from(self.burst.deadline_ms)).min(i64::MAX as i128) as i64;
+            out.0[k] =
+                ceil_div(num, i128::from(self.burst.deadline_ms)).min(i64::MAX as i128) as i64;
         }
         out
     }
@@ -398,7 +423,11 @@ fn fair_share_violation(burst: &BurstSpec, cap: &Resources, m: u64) -> Option<Sh
         let lhs = i128::from(d) * i128::from(m) * 1000;
         let rhs = i128::from(cap.0[k]) * i128::from(burst.period_ms);
         if lhs > rhs {
-            let share = if cap.0[k] > 0 { lhs as f64 / rhs as f64 } else { f64::INFINITY };
+            let share = if cap.0[k] > 0 {
+                lhs as f64 / rhs as f64
+            } else {
+                f64::INFINITY
+            };
             if worst.map_or(true, |(s, _)| share > s) {
                 worst = Some((share, k));
             }
@@ -480,7 +509,10 @@ fn class_index(c: AdmissionClass) -> usize {
 impl AdmissionController {
     pub fn new(config: AdmissionConfig) -> Result<Self, AdmissionError> {
         let bad = |field: &str, problem: String| {
-            Err(AdmissionError::InvalidConfig { field: field.to_string(), problem })
+            Err(AdmissionError::InvalidConfig {
+                field: field.to_string(),
+                problem,
+            })
         };
         if config.resolution_ms == 0 {
             return bad("resolution_ms", "must be positive".into());
@@ -548,16 +580,23 @@ impl AdmissionController {
     pub fn queues(&self) -> Vec<AdmittedQueue<'_>> {
         let mut v: Vec<&Entry> = self.entries.iter().flatten().collect();
         v.sort_by_key(|e| e.seq);
-        v.into_iter().map(|e| AdmittedQueue { spec: &e.spec, class: e.class }).collect()
+        v.into_iter()
+            .map(|e| AdmittedQueue {
+                spec: &e.spec,
+                class: e.class,
+            })
+            .collect()
     }
 
     /// The rate an H or S queue is entitled to while a burst is ON (`demand / deadline`, rounded
     /// up); `None` for TQs, Elastic LQs and unknown queues.
     pub fn guaranteed_rate(&self, name: &str) -> Option<Resources> {
         match self.entry(name)? {
-            Entry { spec: QueueSpec::Lq(lq), class: AdmissionClass::Hard | AdmissionClass::Soft, .. } => {
-                Some(lq.rate_ceil())
-            }
+            Entry {
+                spec: QueueSpec::Lq(lq),
+                class: AdmissionClass::Hard | AdmissionClass::Soft,
+                ..
+            } => Some(lq.rate_ceil()),
             _ => None,
         }
     }
@@ -567,7 +606,11 @@ impl AdmissionController {
     pub fn committed_share(&self, from_ms: u64, to_ms: u64) -> [f64; DIMS] {
         let res = self.config.resolution_ms;
         let (lo, hi) = (from_ms / res, to_ms.div_ceil(res));
-        let peak = if lo < hi { self.profile.max_over(&[(lo, hi)]) } else { [0; DIMS] };
+        let peak = if lo < hi {
+            self.profile.max_over(&[(lo, hi)])
+        } else {
+            [0; DIMS]
+        };
         self.to_shares(&peak)
     }
 
@@ -606,7 +649,11 @@ impl AdmissionController {
             if f64::from_bits(bits) < bound * (1.0 - 1e-9) {
                 break;
             }
-            let Some(Entry { spec: QueueSpec::Lq(lq), .. }) = &self.entries[id as usize] else {
+            let Some(Entry {
+                spec: QueueSpec::Lq(lq),
+                ..
+            }) = &self.entries[id as usize]
+            else {
                 unreachable!("safety index holds only admitted LQs");
             };
             if let Some(v) = fair_share_violation(&lq.burst, &self.config.capacity, m) {
@@ -617,7 +664,9 @@ impl AdmissionController {
     }
 
     fn safety_reason(&self, id: u32, v: &ShareViolation, m: u64) -> String {
-        let name = self.entries[id as usize].as_ref().map_or("?", |e| e.spec.name());
+        let name = self.entries[id as usize]
+            .as_ref()
+            .map_or("?", |e| e.spec.name());
         format!(
             "safety condition (1) fails for admitted queue '{}' on {}: {}",
             name,
@@ -645,13 +694,22 @@ impl AdmissionController {
             rate_fp[k] = r.min(i128::from(self.cap_fp[k]) + 1) as i64;
             let total = committed[k] + rate_fp[k];
             fits &= total <= self.cap_fp[k];
-            let load = if self.cap_fp[k] > 0 { total as f64 / self.cap_fp[k] as f64 } else { f64::INFINITY };
+            let load = if self.cap_fp[k] > 0 {
+                total as f64 / self.cap_fp[k] as f64
+            } else {
+                f64::INFINITY
+            };
             if worst.map_or(true, |(l, _)| load > l) {
                 worst = Some((load, k));
             }
         }
         let (_, worst) = worst.expect("validated demand is non-zero");
-        ResourceCheck { rate_fp, worst, committed_fp: committed[worst], fits }
+        ResourceCheck {
+            rate_fp,
+            worst,
+            committed_fp: committed[worst],
+            fits,
+        }
     }
 
     fn resource_numbers(&self, rc: &ResourceCheck, windows: u32) -> String {
@@ -677,10 +735,18 @@ impl AdmissionController {
     fn evaluate_lq(&self, lq: &LqSpec, ranges: &[SlotRange]) -> (Decision, [i64; DIMS]) {
         let m = self.m_for_new();
         let n_plus_1 = self.len() as u64 + 1;
-        let decision = |class, failed, reason| Decision { queue: lq.name.clone(), class, failed, reason };
+        let decision = |class, failed, reason| Decision {
+            queue: lq.name.clone(),
+            class,
+            failed,
+            reason,
+        };
         if let Some((id, v)) = self.safety_violation(m) {
             let reason = self.safety_reason(id, &v, m);
-            return (decision(AdmissionClass::Rejected, Some(Condition::Safety), reason), [0; DIMS]);
+            return (
+                decision(AdmissionClass::Rejected, Some(Condition::Safety), reason),
+                [0; DIMS],
+            );
         }
         if let Some(v) = fair_share_violation(&lq.burst, &self.config.capacity, m) {
             let reason = format!(
@@ -688,7 +754,10 @@ impl AdmissionController {
                 v.kind.name(),
                 v.describe(m, n_plus_1, self.config.n_min)
             );
-            return (decision(AdmissionClass::Elastic, Some(Condition::Fairness), reason), [0; DIMS]);
+            return (
+                decision(AdmissionClass::Elastic, Some(Condition::Fairness), reason),
+                [0; DIMS],
+            );
         }
         let rc = self.resource_check(lq, ranges);
         let numbers = self.resource_numbers(&rc, lq.cycles);
@@ -707,7 +776,10 @@ impl AdmissionController {
                 AdmissionClass::Elastic
             }
         };
-        (decision(class, Some(Condition::Resource), reason), [0; DIMS])
+        (
+            decision(class, Some(Condition::Resource), reason),
+            [0; DIMS],
+        )
     }
 
     fn evaluate_tq(&self, tq: &TqSpec) -> Decision {
@@ -725,7 +797,12 @@ impl AdmissionController {
                 ),
             ),
         };
-        Decision { queue: tq.name.clone(), class, failed, reason }
+        Decision {
+            queue: tq.name.clone(),
+            class,
+            failed,
+            reason,
+        }
     }
 
     fn check_new(&self, spec: &QueueSpec) -> Result<(), AdmissionError> {
@@ -811,20 +888,35 @@ impl AdmissionController {
         }
         self.by_name.insert(spec.name().to_string(), id);
         self.counts[class_index(class)] += 1;
-        self.entries[id as usize] = Some(Entry { spec, class, seq: self.next_seq, rate_fp });
+        self.entries[id as usize] = Some(Entry {
+            spec,
+            class,
+            seq: self.next_seq,
+            rate_fp,
+        });
         self.next_seq += 1;
     }
 
     fn share_key(&self, spec: &QueueSpec, id: u32) -> ShareKey {
-        let QueueSpec::Lq(lq) = spec else { unreachable!("only LQs hold guarantees") };
-        (long_term_share(&lq.burst, &self.config.capacity).to_bits(), id)
+        let QueueSpec::Lq(lq) = spec else {
+            unreachable!("only LQs hold guarantees")
+        };
+        (
+            long_term_share(&lq.burst, &self.config.capacity).to_bits(),
+            id,
+        )
     }
 
     /// Removes an admitted queue and releases its commitment; returns the class it held. Classes
     /// of the remaining queues are unchanged until [`AdmissionController::reevaluate`].
     pub fn remove(&mut self, name: &str) -> Result<AdmissionClass, AdmissionError> {
-        let id = self.by_name.remove(name).ok_or_else(|| AdmissionError::UnknownQueue(name.to_string()))?;
-        let entry = self.entries[id as usize].take().expect("name index points at a live entry");
+        let id = self
+            .by_name
+            .remove(name)
+            .ok_or_else(|| AdmissionError::UnknownQueue(name.to_string()))?;
+        let entry = self.entries[id as usize]
+            .take()
+            .expect("name index points at a live entry");
         self.free.push(id);
         self.counts[class_index(entry.class)] -= 1;
         if matches!(entry.class, AdmissionClass::Hard | AdmissionClass::Soft) {
@@ -839,7 +931,9 @@ impl AdmissionController {
 
     /// Adds (`sign = 1`) or releases (`sign = -1`) an H queue's rate over its windows.
     fn commit(&mut self, spec: &QueueSpec, rate_fp: &[i64; DIMS], sign: i64) {
-        let QueueSpec::Lq(lq) = spec else { unreachable!("only LQs are hard") };
+        let QueueSpec::Lq(lq) = spec else {
+            unreachable!("only LQs are hard")
+        };
         let mut ranges = std::mem::take(&mut self.scratch);
         lq.slot_ranges(self.config.resolution_ms, &mut ranges);
         let mut delta = *rate_fp;
@@ -862,26 +956,41 @@ impl AdmissionController {
             .filter_map(|(id, e)| {
                 let e = e.as_ref()?;
                 let lq = matches!(e.spec, QueueSpec::Lq(_));
-                (lq && matches!(e.class, AdmissionClass::Soft | AdmissionClass::Elastic)).then_some((e.seq, id as u32))
+                (lq && matches!(e.class, AdmissionClass::Soft | AdmissionClass::Elastic))
+                    .then_some((e.seq, id as u32))
             })
             .collect();
         candidates.sort_unstable();
         let mut changes = Vec::new();
         let mut ranges = std::mem::take(&mut self.scratch);
         for (_, id) in candidates {
-            let entry = self.entries[id as usize].as_ref().expect("candidate is live");
-            let QueueSpec::Lq(lq) = &entry.spec else { unreachable!() };
+            let entry = self.entries[id as usize]
+                .as_ref()
+                .expect("candidate is live");
+            let QueueSpec::Lq(lq) = &entry.spec else {
+                unreachable!()
+            };
             let from = entry.class;
-            if from == AdmissionClass::Elastic && fair_share_violation(&lq.burst, &self.config.capacity, m).is_some() {
+            if from == AdmissionClass::Elastic
+                && fair_share_violation(&lq.burst, &self.config.capacity, m).is_some()
+            {
                 continue;
             }
             lq.slot_ranges(self.config.resolution_ms, &mut ranges);
             let rc = self.resource_check(lq, &ranges);
             let numbers = self.resource_numbers(&rc, lq.cycles);
             let (to, reason) = if rc.fits {
-                (AdmissionClass::Hard, format!("resource condition (3) now holds {numbers}"))
+                (
+                    AdmissionClass::Hard,
+                    format!("resource condition (3) now holds {numbers}"),
+                )
             } else if from == AdmissionClass::Elastic && self.config.mode == BopfMode::Bopf {
-                (AdmissionClass::Soft, format!("fairness condition (2) now holds; resource condition (3) fails {numbers}"))
+                (
+                    AdmissionClass::Soft,
+                    format!(
+                        "fairness condition (2) now holds; resource condition (3) fails {numbers}"
+                    ),
+                )
             } else {
                 continue;
             };
@@ -893,12 +1002,23 @@ impl AdmissionController {
             if from == AdmissionClass::Elastic {
                 self.guaranteed.insert(key);
             }
-            let e = self.entries[id as usize].as_mut().expect("candidate is live");
+            let e = self.entries[id as usize]
+                .as_mut()
+                .expect("candidate is live");
             e.class = to;
-            e.rate_fp = if to == AdmissionClass::Hard { rc.rate_fp } else { [0; DIMS] };
+            e.rate_fp = if to == AdmissionClass::Hard {
+                rc.rate_fp
+            } else {
+                [0; DIMS]
+            };
             self.counts[class_index(from)] -= 1;
             self.counts[class_index(to)] += 1;
-            changes.push(Reclassification { queue: name, from, to, reason });
+            changes.push(Reclassification {
+                queue: name,
+                from,
+                to,
+                reason,
+            });
         }
         self.scratch = ranges;
         changes
@@ -922,11 +1042,19 @@ impl AdmissionController {
             match (&e.spec, e.class) {
                 (QueueSpec::Lq(lq), AdmissionClass::Hard | AdmissionClass::Soft) => {
                     guaranteed += 1;
-                    if !self.guaranteed.contains(&self.share_key(&e.spec, id as u32)) {
+                    if !self
+                        .guaranteed
+                        .contains(&self.share_key(&e.spec, id as u32))
+                    {
                         let _ = writeln!(out, "safety index misses '{}'", lq.name);
                     }
                     if let Some(v) = fair_share_violation(&lq.burst, &self.config.capacity, m) {
-                        let _ = writeln!(out, "'{}' breaks safety (1): {}", lq.name, v.describe(m, self.len() as u64, self.config.n_min));
+                        let _ = writeln!(
+                            out,
+                            "'{}' breaks safety (1): {}",
+                            lq.name,
+                            v.describe(m, self.len() as u64, self.config.n_min)
+                        );
                     }
                 }
                 (QueueSpec::Tq(tq), c) if c != AdmissionClass::Elastic => {
@@ -935,13 +1063,26 @@ impl AdmissionController {
                 _ => {}
             }
         }
-        if counts != self.counts || guaranteed != self.guaranteed.len() || self.by_name.len() != counts.iter().sum::<usize>() {
-            let _ = writeln!(out, "class counts {:?} disagree with {:?}", self.counts, counts);
+        if counts != self.counts
+            || guaranteed != self.guaranteed.len()
+            || self.by_name.len() != counts.iter().sum::<usize>()
+        {
+            let _ = writeln!(
+                out,
+                "class counts {:?} disagree with {:?}",
+                self.counts, counts
+            );
         }
         let peak = self.profile.peak();
         for k in 0..DIMS {
             if peak[k] > self.cap_fp[k] {
-                let _ = writeln!(out, "hard commitments on {} peak at {} > capacity {}", ResourceKind::ALL[k].name(), peak[k], self.cap_fp[k]);
+                let _ = writeln!(
+                    out,
+                    "hard commitments on {} peak at {} > capacity {}",
+                    ResourceKind::ALL[k].name(),
+                    peak[k],
+                    self.cap_fp[k]
+                );
             }
         }
         if out.is_empty() {

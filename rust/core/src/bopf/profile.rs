@@ -1,46 +1,43 @@
 //! The committed-rate profile of the hard-guarantee class: for every time slot, the sum of the
 //! guaranteed rates of the H queues whose ON windows touch that slot.
 //!
-//! Storage is a dense B-ary segment tree over slot indices (slot 0 is the controller's epoch)
-//! with range-add and range-max. Each node keeps its own pending `add` and the `max` over its
-//! range of the adds at or below it, so nothing is pushed down and queries never write. Levels
-//! are flat arrays holding only the resource dimensions the cluster has, so the leaves of
-//! neighbouring slots share cache lines and the upper levels (1/B of the size each) stay cached:
-//! a window costs a few cache lines instead of one miss per level of a binary tree.
+//! Storage is dense from slot 0 (the controller's epoch) in three levels: slots, blocks of 16
+//! slots and groups of 16 blocks. A block and a group each keep a pending `add` for all their
+//! slots and the `max` over their slots of everything below them, so a range-add or range-max
+//! touches at most two partial groups, two partial blocks per group and the slots at the ends;
+//! everything in between is answered from the summaries. Arrays hold only the resource
+//! dimensions the cluster has, so neighbouring slots share cache lines, and the loops are plain
+//! bounded loops rather than a tree walk, which keeps branch mispredictions low.
 //!
-//! Both operations take a whole set of windows (one queue's 500 ON periods) and walk the tree
-//! once: `O(K · B · W · log_B U)` for `W` windows over a horizon of `U` slots and `K` resource
-//! dimensions, whatever the number of committed queues. Memory is `≈ 8 · K · U · (1 + 2/(B-1))`
-//! bytes, e.g. 5 MB for three and a half days at one-second slots with memory and vcores.
+//! Cost per window of `L` slots: `O(K · (16 + L / 256))` for `K` resource dimensions, whatever
+//! the number of committed queues; one queue's 500 windows cost 500 of those. Memory is about
+//! `8 · K · 1.07` bytes per slot of horizon: 5 MB for three and a half days of one-second slots
+//! with memory and vcores.
 
 use crate::resource::DIMS;
 
 /// A half-open slot range `[start, end)`.
 pub type SlotRange = (u64, u64);
 
-/// Fan-out as a power of two; 8 balances the children a boundary node rescans against the
-/// number of levels.
-const LOG_B: u32 = 3;
-const B: usize = 1 << LOG_B;
-
-#[derive(Clone, Debug, Default)]
-struct Level {
-    /// Per node, `k` entries. Unused at level 0, where a leaf's add is its max.
-    add: Vec<i64>,
-    max: Vec<i64>,
-}
+const BLOCK: usize = 16;
+const GROUP: usize = 16 * BLOCK;
 
 /// A piecewise-constant vector function of the slot index, in fixed-point units.
 #[derive(Clone, Debug)]
 pub struct CommittedProfile {
     /// The resource dimensions stored, in order; the others are always zero.
     dims: Vec<usize>,
-    /// `levels[0]` are the slots; node `i` of level `l` covers slots `[i·B^l, (i+1)·B^l)`. The
-    /// last level has a single node, the root.
-    levels: Vec<Level>,
+    /// Per slot, `k` values.
+    slot: Vec<i64>,
+    /// Per block: added to all its slots, and max over its slots of `slot`.
+    block_add: Vec<i64>,
+    block_max: Vec<i64>,
+    /// Per group: added to all its slots, and max over its blocks of `block_add + block_max`.
+    group_add: Vec<i64>,
+    group_max: Vec<i64>,
 }
 
-/// Ranges must be sorted, non-empty and pairwise disjoint; the descent relies on it.
+/// Ranges must be sorted, non-empty and pairwise disjoint.
 fn well_formed(ranges: &[SlotRange]) -> bool {
     ranges.iter().all(|r| r.0 < r.1) && ranges.windows(2).all(|w| w[0].1 <= w[1].0)
 }
@@ -56,49 +53,75 @@ impl Default for CommittedProfile {
 macro_rules! with_k {
     ($k:expr, $K:ident => $body:expr) => {
         match $k {
-            1 => { const $K: usize = 1; $body }
-            2 => { const $K: usize = 2; $body }
-            3 => { const $K: usize = 3; $body }
-            4 => { const $K: usize = 4; $body }
-            5 => { const $K: usize = 5; $body }
-            _ => { const $K: usize = DIMS; $body }
+            1 => {
+                const $K: usize = 1;
+                $body
+            }
+            2 => {
+                const $K: usize = 2;
+                $body
+            }
+            3 => {
+                const $K: usize = 3;
+                $body
+            }
+            4 => {
+                const $K: usize = 4;
+                $body
+            }
+            5 => {
+                const $K: usize = 5;
+                $body
+            }
+            _ => {
+                const $K: usize = DIMS;
+                $body
+            }
         }
     };
+}
+
+#[inline]
+fn max_into<const K: usize>(out: &mut [i64; DIMS], base: &[i64; K], v: &[i64]) {
+    for j in 0..K {
+        out[j] = out[j].max(base[j] + v[j]);
+    }
 }
 
 impl CommittedProfile {
     /// A zero profile storing the dimensions marked `active` (at least one).
     pub fn new(active: &[bool; DIMS]) -> Self {
         let dims: Vec<usize> = (0..DIMS).filter(|&d| active[d]).collect();
-        assert!(!dims.is_empty(), "a profile needs at least one resource dimension");
-        let k = dims.len();
-        let leaves = Level { add: Vec::new(), max: vec![0; B * k] };
-        let root = Level { add: vec![0; k], max: vec![0; k] };
-        CommittedProfile { dims, levels: vec![leaves, root] }
+        assert!(
+            !dims.is_empty(),
+            "a profile needs at least one resource dimension"
+        );
+        CommittedProfile {
+            dims,
+            slot: Vec::new(),
+            block_add: Vec::new(),
+            block_max: Vec::new(),
+            group_add: Vec::new(),
+            group_max: Vec::new(),
+        }
     }
 
     fn k(&self) -> usize {
         self.dims.len()
     }
 
-    fn nodes(&self, level: usize) -> usize {
-        self.levels[level].max.len() / self.k()
-    }
-
-    /// [`Self::nodes`] with the dimension count known at compile time (no division).
-    #[inline]
-    fn nodes_k<const K: usize>(&self, level: usize) -> usize {
-        self.levels[level].max.len() / K
-    }
-
     /// One past the last slot currently stored (later slots are zero).
     pub fn span(&self) -> u64 {
-        self.nodes(0) as u64
+        (self.slot.len() / self.k()) as u64
     }
 
     /// Bytes held by the arrays.
     pub fn memory_bytes(&self) -> usize {
-        self.levels.iter().map(|l| 8 * (l.add.len() + l.max.len())).sum()
+        8 * (self.slot.len()
+            + self.block_add.len()
+            + self.block_max.len()
+            + self.group_add.len()
+            + self.group_max.len())
     }
 
     fn expand(&self, packed: &[i64]) -> [i64; DIMS] {
@@ -109,63 +132,40 @@ impl CommittedProfile {
         out
     }
 
+    fn pack(&self, full: &[i64; DIMS]) -> [i64; DIMS] {
+        let mut out = [0; DIMS];
+        for (j, &d) in self.dims.iter().enumerate() {
+            out[j] = full[d];
+        }
+        out
+    }
+
     /// Largest value over all slots, per dimension (at least zero: unstored slots are zero).
+    /// Linear in the number of groups.
     pub fn peak(&self) -> [i64; DIMS] {
-        let root = &self.levels[self.levels.len() - 1].max;
-        let mut out = self.expand(root);
+        let span = self.span();
+        if span == 0 {
+            return [0; DIMS];
+        }
+        let mut out = self.max_over(&[(0, span)]);
         out.iter_mut().for_each(|v| *v = (*v).max(0));
         out
     }
 
-    /// Recomputes `max` of node `i` at level `l ≥ 1` from its add and its children.
-    fn refresh<const K: usize>(&mut self, l: usize, i: usize) {
-        let n_child = self.nodes_k::<K>(l - 1);
-        let (lo, hi) = (i * B, ((i + 1) * B).min(n_child));
-        // Children not stored yet are zero.
-        let mut m = if hi - lo < B { [0i64; K] } else { [i64::MIN; K] };
-        for c in self.levels[l - 1].max[lo * K..hi * K].chunks_exact(K) {
-            for j in 0..K {
-                m[j] = m[j].max(c[j]);
-            }
-        }
-        let level = &mut self.levels[l];
-        for j in 0..K {
-            level.max[i * K + j] = level.add[i * K + j] + m[j];
-        }
-    }
-
-    /// Grows the arrays so that slots below `end` are stored.
+    /// Grows the arrays (whole groups, so every block and group is complete) to store `end`.
     fn ensure_span(&mut self, end: u64) {
         let k = self.k();
-        let have = self.nodes(0);
+        let have = self.span() as usize;
         if end as usize <= have {
             return;
         }
         // Grow by half again at least, so a horizon creeping forward costs amortised O(1).
-        let want = (end as usize).max(have + have / 2).next_multiple_of(B);
-        self.levels[0].max.resize(want * k, 0);
-        let mut below = want;
-        let mut l = 1;
-        loop {
-            let n = below.div_ceil(B);
-            if l == self.levels.len() {
-                self.levels.push(Level { add: vec![0; n * k], max: vec![0; n * k] });
-                for i in 0..n {
-                    with_k!(k, K => self.refresh::<K>(l, i));
-                }
-            } else {
-                let old = self.nodes(l);
-                self.levels[l].add.resize(n * k, 0);
-                self.levels[l].max.resize(n * k, 0);
-                // The old last node gained (zero) children; new nodes have only zero children.
-                with_k!(k, K => self.refresh::<K>(l, old - 1));
-            }
-            if n == 1 {
-                break;
-            }
-            below = n;
-            l += 1;
-        }
+        let slots = (end as usize).max(have + have / 2).next_multiple_of(GROUP);
+        self.slot.resize(slots * k, 0);
+        self.block_add.resize(slots / BLOCK * k, 0);
+        self.block_max.resize(slots / BLOCK * k, 0);
+        self.group_add.resize(slots / GROUP * k, 0);
+        self.group_max.resize(slots / GROUP * k, 0);
     }
 
     /// Adds `delta` to every slot in the union of `ranges` (each slot once).
@@ -173,84 +173,77 @@ impl CommittedProfile {
         debug_assert!(well_formed(ranges));
         let Some(last) = ranges.last() else { return };
         self.ensure_span(last.1);
-        let mut packed = [0i64; DIMS];
-        for (j, &d) in self.dims.iter().enumerate() {
-            packed[j] = delta[d];
-        }
-        let top = self.levels.len() - 1;
-        with_k!(self.k(), K => self.add_rec::<K>(top, 0, ranges, &packed));
-    }
-
-    /// Calls `f(child, a, b, fully_covered)` for each child of node `i` at level `l` that
-    /// `ranges` touch, where `ranges[a..b]` are the ranges touching that child.
-    #[inline]
-    fn for_children(
-        l: usize,
-        i: usize,
-        n_child: usize,
-        ranges: &[SlotRange],
-        mut f: impl FnMut(usize, usize, usize, bool),
-    ) {
-        let shift = LOG_B * (l as u32 - 1);
-        let first = (ranges[0].0 >> shift) as usize;
-        let last = ((ranges[ranges.len() - 1].1 - 1) >> shift) as usize;
-        let (lo, hi) = (first.max(i * B), (last + 1).min((i + 1) * B).min(n_child));
-        let mut a = 0;
-        for c in lo..hi {
-            let (s, e) = ((c as u64) << shift, (c as u64 + 1) << shift);
-            while ranges[a].1 <= s {
-                a += 1;
-            }
-            let mut b = a;
-            while b < ranges.len() && ranges[b].0 < e {
-                b += 1;
-            }
-            if b > a {
-                let full = b - a == 1 && ranges[a].0 <= s && ranges[a].1 >= e;
-                f(c, a, b, full);
-            }
-        }
-    }
-
-    fn add_rec<const K: usize>(&mut self, l: usize, i: usize, ranges: &[SlotRange], delta: &[i64; DIMS]) {
-        let n_child = self.nodes_k::<K>(l - 1);
-        if l == 1 {
-            // Leaves: a tight loop per range instead of a per-child walk.
-            let (lo, hi) = ((i * B) as u64, ((i * B + B).min(n_child)) as u64);
-            let leaves = &mut self.levels[0].max;
+        let packed = self.pack(delta);
+        with_k!(self.k(), K => {
+            let d: [i64; K] = std::array::from_fn(|j| packed[j]);
             for r in ranges {
-                for s in r.0.max(lo)..r.1.min(hi) {
-                    for j in 0..K {
-                        leaves[s as usize * K + j] += delta[j];
-                    }
-                }
+                self.add_range::<K>(r.0 as usize, r.1 as usize, &d);
             }
-            self.refresh::<K>(1, i);
-            return;
-        }
-        let mut partial = [(0usize, 0usize, 0usize); B];
-        let mut n_partial = 0;
-        let child = &mut self.levels[l - 1];
-        Self::for_children(l, i, n_child, ranges, |c, a, b, full| {
-            if full {
+        })
+    }
+
+    fn add_range<const K: usize>(&mut self, a: usize, b: usize, d: &[i64; K]) {
+        // Adding never lowers a max, so summaries can be raised from the touched parts alone;
+        // a release has to rescan the partial block and group.
+        let grow = d.iter().all(|&x| x >= 0);
+        for g in a / GROUP..=(b - 1) / GROUP {
+            let (g_lo, g_hi) = (g * GROUP, g * GROUP + GROUP);
+            let (lo, hi) = (a.max(g_lo), b.min(g_hi));
+            if lo == g_lo && hi == g_hi {
                 for j in 0..K {
-                    child.max[c * K + j] += delta[j];
+                    self.group_add[g * K + j] += d[j];
                 }
-                if l > 1 {
+                continue;
+            }
+            let (first_blk, last_blk) = (lo / BLOCK, (hi - 1) / BLOCK);
+            for blk in first_blk..=last_blk {
+                let (b_lo, b_hi) = (blk * BLOCK, blk * BLOCK + BLOCK);
+                let (l2, h2) = (lo.max(b_lo), hi.min(b_hi));
+                if l2 == b_lo && h2 == b_hi {
                     for j in 0..K {
-                        child.add[c * K + j] += delta[j];
+                        self.block_add[blk * K + j] += d[j];
+                    }
+                    continue;
+                }
+                let mut m = [i64::MIN; K];
+                for v in self.slot[l2 * K..h2 * K].chunks_exact_mut(K) {
+                    for j in 0..K {
+                        v[j] += d[j];
+                        m[j] = m[j].max(v[j]);
                     }
                 }
-            } else {
-                partial[n_partial] = (c, a, b);
-                n_partial += 1;
+                if !grow {
+                    m = [i64::MIN; K];
+                    for v in self.slot[b_lo * K..b_hi * K].chunks_exact(K) {
+                        for j in 0..K {
+                            m[j] = m[j].max(v[j]);
+                        }
+                    }
+                }
+                let bm = &mut self.block_max[blk * K..blk * K + K];
+                for j in 0..K {
+                    bm[j] = if grow { bm[j].max(m[j]) } else { m[j] };
+                }
             }
-        });
-        // A leaf is either covered or untouched, so partially covered children are inner nodes.
-        for &(c, a, b) in &partial[..n_partial] {
-            self.add_rec::<K>(l - 1, c, &ranges[a..b], delta);
+            let blocks = if grow {
+                first_blk..last_blk + 1
+            } else {
+                g * (GROUP / BLOCK)..(g + 1) * (GROUP / BLOCK)
+            };
+            let mut m = if grow {
+                std::array::from_fn(|j| self.group_max[g * K + j])
+            } else {
+                [i64::MIN; K]
+            };
+            let adds = &self.block_add[blocks.start * K..blocks.end * K];
+            let maxs = &self.block_max[blocks.start * K..blocks.end * K];
+            for (ad, mx) in adds.chunks_exact(K).zip(maxs.chunks_exact(K)) {
+                for j in 0..K {
+                    m[j] = m[j].max(ad[j] + mx[j]);
+                }
+            }
+            self.group_max[g * K..g * K + K].copy_from_slice(&m);
         }
-        self.refresh::<K>(l, i);
     }
 
     /// Max over the union of `ranges` of the profile, per dimension (zero for no ranges).
@@ -263,49 +256,37 @@ impl CommittedProfile {
         if ranges.last().map_or(true, |r| r.1 > span) {
             out = [0; DIMS];
         }
-        if inside > 0 {
-            let top = self.levels.len() - 1;
-            with_k!(self.k(), K => self.max_rec::<K>(top, 0, &ranges[..inside], &[0; DIMS], &mut out));
-        }
+        with_k!(self.k(), K => {
+            for r in &ranges[..inside] {
+                self.max_range::<K>(r.0 as usize, r.1.min(span) as usize, &mut out);
+            }
+        });
         self.expand(&out[..self.k()])
     }
 
-    fn max_rec<const K: usize>(
-        &self,
-        l: usize,
-        i: usize,
-        ranges: &[SlotRange],
-        above: &[i64; DIMS],
-        out: &mut [i64; DIMS],
-    ) {
-        let mut here = *above;
-        let add = &self.levels[l].add[i * K..i * K + K];
-        for j in 0..K {
-            here[j] += add[j];
-        }
-        let child = &self.levels[l - 1].max;
-        if l == 1 {
-            let (lo, hi) = ((i * B) as u64, ((i * B + B).min(self.nodes_k::<K>(0))) as u64);
-            for r in ranges {
-                let (a, b) = (r.0.max(lo) as usize, r.1.min(hi) as usize);
-                for m in child[a * K..b * K].chunks_exact(K) {
-                    for j in 0..K {
-                        out[j] = out[j].max(here[j] + m[j]);
-                    }
+    fn max_range<const K: usize>(&self, a: usize, b: usize, out: &mut [i64; DIMS]) {
+        for g in a / GROUP..=(b - 1) / GROUP {
+            let (g_lo, g_hi) = (g * GROUP, g * GROUP + GROUP);
+            let (lo, hi) = (a.max(g_lo), b.min(g_hi));
+            let g_add: [i64; K] = std::array::from_fn(|j| self.group_add[g * K + j]);
+            if lo == g_lo && hi == g_hi {
+                max_into::<K>(out, &g_add, &self.group_max[g * K..g * K + K]);
+                continue;
+            }
+            for blk in lo / BLOCK..=(hi - 1) / BLOCK {
+                let (b_lo, b_hi) = (blk * BLOCK, blk * BLOCK + BLOCK);
+                let (l2, h2) = (lo.max(b_lo), hi.min(b_hi));
+                let base: [i64; K] =
+                    std::array::from_fn(|j| g_add[j] + self.block_add[blk * K + j]);
+                if l2 == b_lo && h2 == b_hi {
+                    max_into::<K>(out, &base, &self.block_max[blk * K..blk * K + K]);
+                    continue;
+                }
+                for v in self.slot[l2 * K..h2 * K].chunks_exact(K) {
+                    max_into::<K>(out, &base, v);
                 }
             }
-            return;
         }
-        Self::for_children(l, i, self.nodes_k::<K>(l - 1), ranges, |c, a, b, full| {
-            if full {
-                let m = &child[c * K..c * K + K];
-                for j in 0..K {
-                    out[j] = out[j].max(here[j] + m[j]);
-                }
-            } else {
-                self.max_rec::<K>(l - 1, c, &ranges[a..b], &here, out);
-            }
-        });
     }
 
     /// The profile's value at one slot.

@@ -508,8 +508,9 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
     let settings = *sched.settings();
     for j in jobs {
         for s in &j.stages {
-            let norm = normalize(0, s.demand, &settings)
-                .map_err(|e| anyhow!("job '{}' stage '{}': {e}", j.name, s.name))?;
+            let norm = normalize(0, s.demand, &settings).map_err(|e| {
+                anyhow!("job '{}' stage '{}': {e} (does cluster.machine declare every resource the tasks use?)", j.name, s.name)
+            })?;
             if !norm.fits_in(&cluster.capacity) {
                 bail!("job '{}' stage '{}': a task needs {norm}, more than a whole machine {}", j.name, s.name, cluster.capacity);
             }

@@ -675,23 +675,30 @@ impl AdmissionController {
         )
     }
 
-    /// Resource condition (3) for `lq` whose windows are `ranges`.
-    fn resource_check(&self, lq: &LqSpec, ranges: &[SlotRange]) -> ResourceCheck {
-        let committed = self.profile.max_over(ranges);
-        let mut rate_fp = [0i64; DIMS];
-        let mut worst = None::<(f64, usize)>;
-        let mut fits = true;
-        for k in 0..DIMS {
+    /// The fixed-point rate `lq` is guaranteed in H, per resource (clamped just above capacity:
+    /// a larger rate can never be committed, and the clamp keeps sums in range).
+    fn rate_fp(&self, lq: &LqSpec) -> [i64; DIMS] {
+        let mut rate = [0i64; DIMS];
+        for (k, r) in rate.iter_mut().enumerate() {
             let d = lq.burst.demand.0[k];
-            if d == 0 {
-                continue;
-            }
-            let r = ceil_div(
+            let exact = ceil_div(
                 i128::from(d) * 1000 * i128::from(RATE_SCALE),
                 i128::from(lq.burst.deadline_ms),
             );
-            // A rate above capacity can never be committed; clamping keeps sums in range.
-            rate_fp[k] = r.min(i128::from(self.cap_fp[k]) + 1) as i64;
+            *r = exact.min(i128::from(self.cap_fp[k]) + 1) as i64;
+        }
+        rate
+    }
+
+    /// Resource condition (3) for `lq` given the peak H commitment over its windows.
+    fn resource_check(&self, lq: &LqSpec, committed: &[i64; DIMS]) -> ResourceCheck {
+        let rate_fp = self.rate_fp(lq);
+        let mut worst = None::<(f64, usize)>;
+        let mut fits = true;
+        for k in 0..DIMS {
+            if rate_fp[k] == 0 {
+                continue;
+            }
             let total = committed[k] + rate_fp[k];
             fits &= total <= self.cap_fp[k];
             let load = if self.cap_fp[k] > 0 {
@@ -731,55 +738,76 @@ impl AdmissionController {
         )
     }
 
-    /// Runs conditions (1)-(3) for `lq` against the current state without changing it.
-    fn evaluate_lq(&self, lq: &LqSpec, ranges: &[SlotRange]) -> (Decision, [i64; DIMS]) {
+    /// Conditions (1) and (2) for a new LQ: the decision if either fails.
+    fn safety_and_fairness(&self, lq: &LqSpec) -> Option<Decision> {
         let m = self.m_for_new();
         let n_plus_1 = self.len() as u64 + 1;
         let decision = |class, failed, reason| Decision {
             queue: lq.name.clone(),
             class,
-            failed,
+            failed: Some(failed),
             reason,
         };
         if let Some((id, v)) = self.safety_violation(m) {
-            let reason = self.safety_reason(id, &v, m);
-            return (
-                decision(AdmissionClass::Rejected, Some(Condition::Safety), reason),
-                [0; DIMS],
-            );
+            return Some(decision(
+                AdmissionClass::Rejected,
+                Condition::Safety,
+                self.safety_reason(id, &v, m),
+            ));
         }
-        if let Some(v) = fair_share_violation(&lq.burst, &self.config.capacity, m) {
-            let reason = format!(
-                "fairness condition (2) fails on {}: {}",
-                v.kind.name(),
-                v.describe(m, n_plus_1, self.config.n_min)
-            );
-            return (
-                decision(AdmissionClass::Elastic, Some(Condition::Fairness), reason),
-                [0; DIMS],
-            );
-        }
-        let rc = self.resource_check(lq, ranges);
-        let numbers = self.resource_numbers(&rc, lq.cycles);
-        if rc.fits {
-            let reason = format!("safety (1), fairness (2) and resource (3) hold; {numbers}");
-            return (decision(AdmissionClass::Hard, None, reason), rc.rate_fp);
-        }
-        let mut reason = format!("resource condition (3) fails {numbers}");
-        let class = match self.config.mode {
-            BopfMode::Bopf => {
-                reason.push_str("; safety (1) and fairness (2) hold");
-                AdmissionClass::Soft
-            }
-            BopfMode::NBopf => {
-                reason.push_str("; N-BoPF has no soft class");
-                AdmissionClass::Elastic
+        let v = fair_share_violation(&lq.burst, &self.config.capacity, m)?;
+        let reason = format!(
+            "fairness condition (2) fails on {}: {}",
+            v.kind.name(),
+            v.describe(m, n_plus_1, self.config.n_min)
+        );
+        Some(decision(
+            AdmissionClass::Elastic,
+            Condition::Fairness,
+            reason,
+        ))
+    }
+
+    /// The class condition (3) gives an LQ that passed (1) and (2).
+    fn resource_decision(&self, lq: &LqSpec, rc: &ResourceCheck) -> Decision {
+        let numbers = self.resource_numbers(rc, lq.cycles);
+        let (class, failed, reason) = if rc.fits {
+            (
+                AdmissionClass::Hard,
+                None,
+                format!("safety (1), fairness (2) and resource (3) hold; {numbers}"),
+            )
+        } else {
+            match self.config.mode {
+                BopfMode::Bopf => (
+                    AdmissionClass::Soft,
+                    Some(Condition::Resource),
+                    format!(
+                        "resource condition (3) fails {numbers}; safety (1) and fairness (2) hold"
+                    ),
+                ),
+                BopfMode::NBopf => (
+                    AdmissionClass::Elastic,
+                    Some(Condition::Resource),
+                    format!("resource condition (3) fails {numbers}; N-BoPF has no soft class"),
+                ),
             }
         };
-        (
-            decision(class, Some(Condition::Resource), reason),
-            [0; DIMS],
-        )
+        Decision {
+            queue: lq.name.clone(),
+            class,
+            failed,
+            reason,
+        }
+    }
+
+    /// Runs conditions (1)-(3) for `lq` against the current state without changing it.
+    fn evaluate_lq(&self, lq: &LqSpec, ranges: &[SlotRange]) -> Decision {
+        if let Some(d) = self.safety_and_fairness(lq) {
+            return d;
+        }
+        let rc = self.resource_check(lq, &self.profile.max_over(ranges));
+        self.resource_decision(lq, &rc)
     }
 
     fn evaluate_tq(&self, tq: &TqSpec) -> Decision {
@@ -838,7 +866,7 @@ impl AdmissionController {
             QueueSpec::Lq(lq) => {
                 let mut ranges = Vec::new();
                 lq.slot_ranges(self.config.resolution_ms, &mut ranges);
-                self.evaluate_lq(lq, &ranges).0
+                self.evaluate_lq(lq, &ranges)
             }
             QueueSpec::Tq(tq) => self.evaluate_tq(tq),
         })
@@ -859,16 +887,26 @@ impl AdmissionController {
         self.check_new(&spec)?;
         let mut ranges = std::mem::take(&mut self.scratch);
         let (decision, rate_fp) = match &spec {
-            QueueSpec::Lq(lq) => {
-                lq.slot_ranges(self.config.resolution_ms, &mut ranges);
-                self.evaluate_lq(lq, &ranges)
-            }
+            QueueSpec::Lq(lq) => match self.safety_and_fairness(lq) {
+                Some(d) => (d, [0; DIMS]),
+                None => {
+                    // Commit optimistically and read the prior peak in the same pass; one walk
+                    // over the windows instead of two when the queue lands in H, an exact
+                    // integer rollback when it does not.
+                    lq.slot_ranges(self.config.resolution_ms, &mut ranges);
+                    let rate = self.rate_fp(lq);
+                    let committed = self.profile.add_and_max(&ranges, &rate);
+                    let rc = self.resource_check(lq, &committed);
+                    if !rc.fits {
+                        self.profile.add(&ranges, &rate.map(|r| -r));
+                    }
+                    let d = self.resource_decision(lq, &rc);
+                    (d, if rc.fits { rate } else { [0; DIMS] })
+                }
+            },
             QueueSpec::Tq(tq) => (self.evaluate_tq(tq), [0; DIMS]),
         };
         if decision.class != AdmissionClass::Rejected {
-            if decision.class == AdmissionClass::Hard {
-                self.profile.add(&ranges, &rate_fp);
-            }
             self.insert(spec, decision.class, rate_fp);
         }
         self.scratch = ranges;
@@ -977,7 +1015,7 @@ impl AdmissionController {
                 continue;
             }
             lq.slot_ranges(self.config.resolution_ms, &mut ranges);
-            let rc = self.resource_check(lq, &ranges);
+            let rc = self.resource_check(lq, &self.profile.max_over(&ranges));
             let numbers = self.resource_numbers(&rc, lq.cycles);
             let (to, reason) = if rc.fits {
                 (

@@ -170,19 +170,43 @@ impl CommittedProfile {
 
     /// Adds `delta` to every slot in the union of `ranges` (each slot once).
     pub fn add(&mut self, ranges: &[SlotRange], delta: &[i64; DIMS]) {
+        self.add_impl::<false>(ranges, delta);
+    }
+
+    /// [`Self::add`], returning the max over `ranges` as it was before the add, in the same pass
+    /// (what [`Self::max_over`] would have returned first).
+    pub fn add_and_max(&mut self, ranges: &[SlotRange], delta: &[i64; DIMS]) -> [i64; DIMS] {
+        self.add_impl::<true>(ranges, delta)
+    }
+
+    fn add_impl<const TRACK: bool>(
+        &mut self,
+        ranges: &[SlotRange],
+        delta: &[i64; DIMS],
+    ) -> [i64; DIMS] {
         debug_assert!(well_formed(ranges));
-        let Some(last) = ranges.last() else { return };
+        let Some(last) = ranges.last() else {
+            return [0; DIMS];
+        };
         self.ensure_span(last.1);
         let packed = self.pack(delta);
+        let mut out = [i64::MIN; DIMS];
         with_k!(self.k(), K => {
             let d: [i64; K] = std::array::from_fn(|j| packed[j]);
             for r in ranges {
-                self.add_range::<K>(r.0 as usize, r.1 as usize, &d);
+                self.add_range::<K, TRACK>(r.0 as usize, r.1 as usize, &d, &mut out);
             }
-        })
+        });
+        self.expand(&out[..self.k()])
     }
 
-    fn add_range<const K: usize>(&mut self, a: usize, b: usize, d: &[i64; K]) {
+    fn add_range<const K: usize, const TRACK: bool>(
+        &mut self,
+        a: usize,
+        b: usize,
+        d: &[i64; K],
+        out: &mut [i64; DIMS],
+    ) {
         // Adding never lowers a max, so summaries can be raised from the touched parts alone;
         // a release has to rescan the partial block and group.
         let grow = d.iter().all(|&x| x >= 0);
@@ -191,23 +215,38 @@ impl CommittedProfile {
             let (lo, hi) = (a.max(g_lo), b.min(g_hi));
             if lo == g_lo && hi == g_hi {
                 for j in 0..K {
+                    if TRACK {
+                        out[j] = out[j].max(self.group_add[g * K + j] + self.group_max[g * K + j]);
+                    }
                     self.group_add[g * K + j] += d[j];
                 }
                 continue;
             }
+            let g_add: [i64; K] = std::array::from_fn(|j| self.group_add[g * K + j]);
             let (first_blk, last_blk) = (lo / BLOCK, (hi - 1) / BLOCK);
             for blk in first_blk..=last_blk {
                 let (b_lo, b_hi) = (blk * BLOCK, blk * BLOCK + BLOCK);
                 let (l2, h2) = (lo.max(b_lo), hi.min(b_hi));
                 if l2 == b_lo && h2 == b_hi {
                     for j in 0..K {
+                        if TRACK {
+                            let pre = g_add[j]
+                                + self.block_add[blk * K + j]
+                                + self.block_max[blk * K + j];
+                            out[j] = out[j].max(pre);
+                        }
                         self.block_add[blk * K + j] += d[j];
                     }
                     continue;
                 }
+                let base: [i64; K] =
+                    std::array::from_fn(|j| g_add[j] + self.block_add[blk * K + j]);
                 let mut m = [i64::MIN; K];
                 for v in self.slot[l2 * K..h2 * K].chunks_exact_mut(K) {
                     for j in 0..K {
+                        if TRACK {
+                            out[j] = out[j].max(base[j] + v[j]);
+                        }
                         v[j] += d[j];
                         m[j] = m[j].max(v[j]);
                     }
@@ -364,7 +403,10 @@ mod tests {
             let mut p = CommittedProfile::default();
             let mut dense = vec![0i64; 512];
             for (ranges, d) in &ops {
-                p.add(ranges, &[*d, 0, 0, 0, 0, 0]);
+                // The pre-add max reported by the combined pass is the dense max before the add.
+                let before = ranges.iter().flat_map(|r| r.0..r.1).map(|s| dense[s as usize]).max();
+                let got = p.add_and_max(ranges, &[*d, 0, 0, 0, 0, 0]);
+                prop_assert_eq!(got[0], before.unwrap_or(0));
                 for r in ranges {
                     for s in r.0..r.1 {
                         dense[s as usize] += d;

@@ -8,7 +8,9 @@
 //! ```xml
 //! <tidal>
 //!   <policy>bopf</policy>                      <!-- drf | strict-priority | n-bopf | bopf -->
-//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo | uwfq -->
+//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo | uwfq | carbyne | tetris | sjf -->
+//!   <altruism-probability>1</altruism-probability>  <!-- carbyne only, in [0, 1], default 1 -->
+//!   <fairness-knob>0</fairness-knob>           <!-- tetris only, in [0, 1), default 0 -->
 //!   <n-min>3</n-min>                           <!-- BoPF's N_min, default 1 -->
 //!   <queue name="etl"><weight>1</weight></queue>            <!-- a TQ -->
 //!   <queue name="dashboards">                                <!-- an LQ -->
@@ -70,20 +72,37 @@ impl PolicyKind {
     }
 }
 
-/// Which policy chooses what starts inside a queue. One module per policy under
-/// [`crate::policy`].
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+/// Which policy chooses what starts inside a queue, with its knobs. One module per policy
+/// under [`crate::policy`].
+#[derive(Copy, Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AppPolicyKind {
     /// Submission order, AM containers first.
     Fifo,
+    /// Carbyne altruistic scheduling. `altruism_probability` (`<altruism-probability>`,
+    /// default 1): the chance that a job yields what it does not need at a scheduling event;
+    /// 0 gives DRF among the queue's jobs.
+    Carbyne { altruism_probability: f64 },
+    /// Tetris multi-resource packing. `fairness_knob` (`<fairness-knob>`, f in [0, 1), default
+    /// 0): only the (1 - f) fraction of jobs furthest below their fair share compete.
+    Tetris { fairness_knob: f64 },
+    /// Shortest remaining critical path first.
+    Sjf,
     /// User weighted fair queuing: by finish time under user-job fair sharing.
     Uwfq,
 }
 
 impl AppPolicyKind {
-    pub const ALL: [AppPolicyKind; 2] = [AppPolicyKind::Fifo, AppPolicyKind::Uwfq];
+    /// Every policy with its default knobs.
+    pub const ALL: [AppPolicyKind; 5] = [
+        AppPolicyKind::Fifo,
+        AppPolicyKind::Carbyne { altruism_probability: 1.0 },
+        AppPolicyKind::Tetris { fairness_knob: 0.0 },
+        AppPolicyKind::Sjf,
+        AppPolicyKind::Uwfq,
+    ];
 
+    /// The policy of that name with default knobs.
     pub fn parse(name: &str) -> Option<AppPolicyKind> {
         let n = name.trim().to_ascii_lowercase();
         AppPolicyKind::ALL.into_iter().find(|k| k.name() == n)
@@ -92,6 +111,9 @@ impl AppPolicyKind {
     pub fn name(self) -> &'static str {
         match self {
             AppPolicyKind::Fifo => "fifo",
+            AppPolicyKind::Carbyne { .. } => "carbyne",
+            AppPolicyKind::Tetris { .. } => "tetris",
+            AppPolicyKind::Sjf => "sjf",
             AppPolicyKind::Uwfq => "uwfq",
         }
     }
@@ -249,6 +271,8 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     let mut policy = PolicyKind::Drf;
     let mut app_policy = AppPolicyKind::Fifo;
     let mut n_min = 1;
+    let mut altruism: Option<(f64, u32)> = None;
+    let mut fairness: Option<(f64, u32)> = None;
     let mut queues: Vec<QueueConfig> = Vec::new();
     let mut uwfq = crate::uwfq::UwfqSettings::default();
     for child in root.children().filter(|n| n.is_element()) {
@@ -280,12 +304,44 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
             }
             "queue" => queues.push(parse_queue(&doc, child)?),
             "uwfq-user-weight" | "uwfq-grace-period-sec" | "uwfq-default-task-sec" => parse_uwfq(child, line, &mut uwfq)?,
+            "altruism-probability" => {
+                let p = text.parse::<f64>().ok().filter(|p| (0.0..=1.0).contains(p)).ok_or_else(|| {
+                    CoreError::Config(format!("line {line}: altruism-probability '{text}' is not a number in [0, 1]"))
+                })?;
+                altruism = Some((p, line));
+            }
+            "fairness-knob" => {
+                let f = text.parse::<f64>().ok().filter(|f| (0.0..1.0).contains(f)).ok_or_else(|| {
+                    CoreError::Config(format!("line {line}: fairness-knob '{text}' is not a number in [0, 1)"))
+                })?;
+                fairness = Some((f, line));
+            }
             other => {
                 return Err(CoreError::Config(format!(
-                    "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <app-policy>, <n-min>, <queue> or <uwfq-*>)"
+                    "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <app-policy>, <n-min>, <queue>, \
+                     <altruism-probability>, <fairness-knob> or <uwfq-*>)"
                 )))
             }
         }
+    }
+    // Knobs may come before or after <app-policy>; each belongs to one app policy.
+    match (&mut app_policy, altruism, fairness) {
+        (AppPolicyKind::Carbyne { altruism_probability }, Some((p, _)), None) => *altruism_probability = p,
+        (AppPolicyKind::Tetris { fairness_knob }, None, Some((f, _))) => *fairness_knob = f,
+        (_, None, None) => {}
+        (kind, Some((_, line)), _) if !matches!(kind, AppPolicyKind::Carbyne { .. }) => {
+            return Err(CoreError::Config(format!(
+                "line {line}: <altruism-probability> applies to app-policy carbyne, not {}",
+                kind.name()
+            )))
+        }
+        (kind, _, Some((_, line))) => {
+            return Err(CoreError::Config(format!(
+                "line {line}: <fairness-knob> applies to app-policy tetris, not {}",
+                kind.name()
+            )))
+        }
+        (kind, _, _) => unreachable!("knobs of {} are handled above", kind.name()),
     }
     if queues.is_empty() {
         return Err(CoreError::Config("allocation file declares no <queue>".into()));
@@ -554,6 +610,26 @@ mod tests {
             .to_string()
             .contains("lottery"));
         assert!(parse_queue_file("<tidal><queue name=\"a.b\"/></tidal>").is_err());
+    }
+
+    #[test]
+    fn app_policies_and_their_knobs() {
+        let f = |body: &str| parse_queue_file(&format!("<tidal>{body}<queue name=\"a\"/></tidal>"));
+        assert_eq!(f("<app-policy>carbyne</app-policy>").unwrap().app_policy, AppPolicyKind::Carbyne { altruism_probability: 1.0 });
+        assert_eq!(
+            f("<altruism-probability>0.5</altruism-probability><app-policy>carbyne</app-policy>").unwrap().app_policy,
+            AppPolicyKind::Carbyne { altruism_probability: 0.5 }
+        );
+        assert_eq!(
+            f("<app-policy>tetris</app-policy><fairness-knob>0.25</fairness-knob>").unwrap().app_policy,
+            AppPolicyKind::Tetris { fairness_knob: 0.25 }
+        );
+        assert_eq!(f("<app-policy>SJF</app-policy>").unwrap().app_policy, AppPolicyKind::Sjf);
+        let e = f("<app-policy>sjf</app-policy><altruism-probability>0.5</altruism-probability>").unwrap_err().to_string();
+        assert!(e.contains("applies to app-policy carbyne"), "{e}");
+        assert!(f("<app-policy>carbyne</app-policy><fairness-knob>0.5</fairness-knob>").is_err());
+        assert!(f("<app-policy>carbyne</app-policy><altruism-probability>1.5</altruism-probability>").is_err());
+        assert!(f("<app-policy>tetris</app-policy><fairness-knob>1</fairness-knob>").is_err());
     }
 
     #[test]

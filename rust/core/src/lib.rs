@@ -8,7 +8,9 @@
 
 pub mod bopf;
 pub mod config;
+pub mod dag;
 pub mod error;
+pub mod hints;
 pub mod policy;
 pub mod request;
 pub mod reservation;

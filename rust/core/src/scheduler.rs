@@ -6,6 +6,7 @@
 
 use crate::config::{self, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
+use crate::hints::HintsReply;
 use crate::policy::{self, Admission, AdmissionClass, AppPolicy, NodeOffer, Policy, QueueKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -357,6 +358,7 @@ impl Scheduler {
             usage: Resources::ZERO,
             running_containers: 0,
             started: false,
+            hints: None,
         });
         let q = &mut self.state.queues[qi];
         q.apps.push(slot);
@@ -383,6 +385,10 @@ impl Scheduler {
         }
         self.app_policy.on_app_removed(&self.state, slot);
         let app = self.state.take_app(slot);
+        if app.hints.is_some() {
+            // The app's hints leave with it; policies that cache plans notice the change.
+            crate::hints::bump_generation(key);
+        }
         let q = &mut self.state.queues[app.queue];
         q.pending_containers -= app.asks.pending_containers();
         q.pending_resources -= app.asks.pending_resources();
@@ -416,6 +422,19 @@ impl Scheduler {
         q.pending_resources = q.pending_resources - old_r + new_r;
         self.app_policy.on_app_updated(&self.state, slot);
         Ok(())
+    }
+
+    /// Stores what the app's ApplicationMaster says about its job (a [`crate::hints`] JSON
+    /// document: its DAG, progress, or both). On any error the app keeps its previous hints,
+    /// or none, and is scheduled as before.
+    pub fn set_hints(&mut self, key: AppKey, json: &str) -> Result<HintsReply> {
+        let slot = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
+        let app = self.state.app(slot);
+        let (hints, reply) = crate::hints::apply(key, json, app.hints.as_deref(), &app.asks)?;
+        self.state.app_mut(slot).hints = Some(std::sync::Arc::new(hints));
+        self.app_policy.on_app_updated(&self.state, slot);
+        debug!(app = key, revision = reply.revision, stages = reply.stages, "hints accepted");
+        Ok(reply)
     }
 
     /// Frees one allocation. Returns false (and logs) when the id is unknown, which makes the

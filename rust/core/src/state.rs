@@ -142,6 +142,8 @@ pub struct App {
     pub running_containers: u64,
     /// Has received its first container (the ApplicationMaster's, under YARN).
     pub started: bool,
+    /// The DAG and progress its ApplicationMaster described, if any (see [`crate::hints`]).
+    pub hints: Option<std::sync::Arc<crate::hints::AppHints>>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]

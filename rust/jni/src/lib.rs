@@ -391,6 +391,21 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_unregisterQueue<'l>(
 }
 
 #[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_setHints<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jlong,
+    json: JString<'l>,
+) -> jstring {
+    guard(&mut env, |env| {
+        let json = string(env, &json, "hints JSON")?;
+        let reply = instance(handle)?.lock().scheduler.set_hints(wire::app_key(app)?, &json)?;
+        jstring_of(env, &reply.to_json())
+    })
+}
+
+#[no_mangle]
 pub extern "system" fn Java_org_tidal_yarn_TidalNative_queueStatusJson<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,

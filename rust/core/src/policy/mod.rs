@@ -14,9 +14,12 @@
 //! - [`Policy::queue_view`]: what the policy knows about a queue, for status and logs.
 
 pub mod bopf;
+pub mod carbyne;
 pub mod drf;
 pub mod fifo;
+pub mod sjf;
 pub mod strict_priority;
+pub mod tetris;
 pub mod uwfq;
 
 pub use crate::bopf::admission::AdmissionClass;
@@ -170,6 +173,9 @@ pub trait AppPolicy: Send {
 pub fn build_app_policy(file: &QueueFile) -> Box<dyn AppPolicy> {
     match file.app_policy {
         AppPolicyKind::Fifo => Box::new(fifo::Fifo),
+        AppPolicyKind::Carbyne { altruism_probability } => Box::new(carbyne::Carbyne::new(altruism_probability)),
+        AppPolicyKind::Tetris { fairness_knob } => Box::new(tetris::Tetris::new(fairness_knob)),
+        AppPolicyKind::Sjf => Box::new(sjf::Sjf::default()),
         AppPolicyKind::Uwfq => Box::new(uwfq::Uwfq::new(file.uwfq.clone())),
     }
 }

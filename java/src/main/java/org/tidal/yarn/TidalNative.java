@@ -118,6 +118,18 @@ public final class TidalNative {
   public static native void unregisterQueue(long handle, String queue, String user,
       boolean admin);
 
+  /**
+   * Stores what an application's AM says about its job: a hints JSON document (schema version
+   * 1) with its DAG (stages, per-task demand and duration, parents, the request priorities of
+   * each stage), its progress, or both; a progress-only document updates the stored DAG.
+   * Returns the reply as JSON: {@code {"version":1,"app":..,"revision":..,"stages":..,
+   * "pending_tasks":..,"advisories":[..]}}. Throws {@link TidalException} naming the field for
+   * malformed or oversized (over 1 MiB) documents, cycles, unknown stages, non-positive
+   * durations or priorities that match none of the app's requests; the app then keeps its
+   * previous hints, or none. The caller must have checked that the AM owns {@code appKey}.
+   */
+  public static native String setHints(long handle, long appKey, String hintsJson);
+
   /** Queue state as JSON for {@code yarn queue -status}, REST and the web UI. */
   public static native String queueStatusJson(long handle);
 

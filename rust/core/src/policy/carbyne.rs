@@ -1,0 +1,685 @@
+//! Carbyne: altruistic multi-resource DAG scheduling inside a queue (Grandl et al., OSDI 2016,
+//! Pseudocode 1), mapped onto YARN node heartbeats.
+//!
+//! - Inter-job: closed-form DRF shares among the queue's jobs ([`crate::dag::share`]) of the
+//!   queue's fair part of the cluster (its weight over the weights of queues with demand).
+//! - Intra-job: for each hinted job, forward packing under its share estimates its completion
+//!   time and reverse packing gives every pending task a latest start ([`crate::dag::pack`]).
+//!   Tasks whose latest start has come must start now; the rest of the share is leftover.
+//! - On an offer: first must-start asks of jobs below their share (the job furthest below its
+//!   share first, and among its must-start asks the best-aligned with the node's free space);
+//!   then the leftover: jobs in SRTF order (least remaining work first), each job's runnable
+//!   asks packed by alignment, its must-start asks first.
+//!
+//! Choices where the paper leaves room:
+//! - Plans are cached and recomputed only when a job's hints (DAG or progress) change or its
+//!   share moves by more than [`SHARE_TOLERANCE`]; at most [`REPLANS_PER_HEARTBEAT`] per
+//!   heartbeat, so a burst of changes is spread out. Between plans, the plan's latest-start
+//!   times stay valid as time passes: a task becomes must-start when its time comes.
+//! - Containers this policy starts for a stage's priority use up that stage's earliest
+//!   latest-start slot, whether they came from the share or from the leftover; when several
+//!   stages share a priority the one with the earliest slot is charged.
+//! - A re-plan under an unchanged share and DAG keeps the completion time the previous plan
+//!   promised (it may only be later than the fresh estimate), as Theorem 3.1 requires.
+//! - P(altruism) is drawn per job at each plan (a scheduling event for the job), from a hash
+//!   of the app key and plan count, so runs are reproducible. A job that is not altruistic,
+//!   has no hints, or has no plan yet is greedy: every ask it has is must-start.
+//! - P(altruism) = 0 is plain DRF among the queue's jobs (lowest dominant share first,
+//!   submission order on ties), work-conserving, with YARN's priority order inside a job.
+//! - Unhinted apps' work is unknown: they come after hinted jobs in the SRTF order, in
+//!   submission order. Asks at priorities the hints do not map are must-start.
+//! - An unhinted app waiting for its first container (the ApplicationMaster) goes first, as
+//!   in FIFO; an app that sent hints already has its AM.
+
+use super::{AppPolicy, NodeOffer};
+use crate::dag::pack::{self, Plan};
+use crate::dag::share::drf_shares;
+use crate::dag::StageIdx;
+use crate::hints::{self, AppHints};
+use crate::request::Placement;
+use crate::resource::Resources;
+use crate::state::{App, AppKey, AppSlot, ClusterState, QueueIdx};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+/// Relative change of a job's dominant share that makes its plan stale.
+pub const SHARE_TOLERANCE: f64 = 0.02;
+/// Plans recomputed per heartbeat at most; the rest wait for the next heartbeats.
+pub const REPLANS_PER_HEARTBEAT: usize = 4;
+/// Shares are recomputed at least this often even when no app came or went, because jobs'
+/// demands change with their progress.
+pub const SHARE_REFRESH_MS: i64 = 1_000;
+
+struct JobPlan {
+    plan: Plan,
+    /// Per stage: latest-start slots already used by containers started since the plan.
+    consumed: Vec<u32>,
+    /// The earliest unused latest-start slot over all stages (i64::MAX when none is left).
+    next_due_ms: i64,
+    dag_revision: u64,
+    share_dom: f64,
+}
+
+impl JobPlan {
+    fn refresh_next_due(&mut self) {
+        self.next_due_ms = (0..self.consumed.len())
+            .filter_map(|s| self.plan.latest_start[s].get(self.consumed[s] as usize).copied())
+            .min()
+            .unwrap_or(i64::MAX);
+    }
+
+    /// Whether some stage among `stages` has a must-start task at `now`.
+    #[inline]
+    fn due_among(&self, stages: &[StageIdx], now: i64) -> bool {
+        stages.iter().any(|&s| self.plan.latest_start[s].get(self.consumed[s] as usize).is_some_and(|&t| t <= now))
+    }
+}
+
+struct Job {
+    key: AppKey,
+    seq: u64,
+    queue: QueueIdx,
+    hints: Option<Arc<AppHints>>,
+    share: Resources,
+    share_dom: f64,
+    plan: Option<JobPlan>,
+    altruistic: bool,
+    plans_made: u64,
+    queued_for_plan: bool,
+    /// Remaining work (SRTF key); infinite for unhinted apps.
+    work: f64,
+    srtf_pos: usize,
+    in_must: bool,
+}
+
+impl Job {
+    /// Every ask is must-start: no hints, no plan yet, or not altruistic at this plan.
+    #[inline]
+    fn greedy(&self) -> bool {
+        !self.altruistic || self.plan.is_none()
+    }
+
+    #[inline]
+    fn has_due(&self, now: i64) -> bool {
+        self.greedy() || self.plan.as_ref().is_some_and(|p| p.next_due_ms <= now)
+    }
+
+    fn srtf_key(&self) -> (f64, u64) {
+        (self.work, self.seq)
+    }
+}
+
+#[derive(Default)]
+struct QueueJobs {
+    /// Jobs by SRTF key (remaining work, then submission order).
+    srtf: Vec<AppSlot>,
+    /// Jobs that may have must-start asks now: greedy jobs and jobs whose next slot is due.
+    must: Vec<AppSlot>,
+    /// This heartbeat's must-start candidates by (usage over share, seq), built at the queue's
+    /// first offer. Within a heartbeat the node's free space only shrinks, and a job's usage
+    /// only grows, so a job that cannot take the offer now cannot later in the heartbeat
+    /// either and leaves the heap.
+    heap: BinaryHeap<Reverse<(u64, u64, AppSlot)>>,
+    heap_heartbeat: u64,
+    /// Component-wise smallest ask of the queue's apps at this heartbeat's first offer: asks
+    /// only shrink within a heartbeat, so a node that cannot fit it can stop the search.
+    smallest_ask: Option<Resources>,
+}
+
+#[derive(Copy, Clone, PartialEq)]
+struct Seen {
+    next_app_seq: u64,
+    apps: usize,
+    capacity: Resources,
+    queues: usize,
+}
+
+pub struct Carbyne {
+    altruism: f64,
+    jobs: Vec<Option<Job>>,
+    queues: Vec<QueueJobs>,
+    seen: Option<Seen>,
+    hints_generation: u64,
+    shares_at_ms: i64,
+    replan: VecDeque<AppSlot>,
+    /// (next due time, slot, app seq) of altruistic jobs not in their queue's must list.
+    due: BinaryHeap<Reverse<(i64, AppSlot, u64)>>,
+    now: i64,
+    capacity: Resources,
+    heartbeat: u64,
+    scratch_keys: Vec<AppKey>,
+}
+
+/// The queue's part of the cluster: its weight over the weights of queues with demand, as the
+/// status page reports the fair share.
+pub(crate) fn queue_entitlements(state: &ClusterState) -> Vec<Resources> {
+    let active = |q: &crate::state::Queue| q.running_containers > 0 || q.pending_containers > 0;
+    let total: f64 = state.queues.iter().filter(|q| active(q)).map(|q| q.config.weight).sum();
+    state
+        .queues
+        .iter()
+        .map(|q| {
+            let w = if total > 0.0 && active(q) { q.config.weight / total } else { 0.0 };
+            let mut r = Resources::ZERO;
+            for (o, c) in r.0.iter_mut().zip(state.capacity.0.iter()) {
+                *o = (*c as f64 * w) as i64;
+            }
+            r
+        })
+        .collect()
+}
+
+/// What a job could use at most: all its unfinished hinted tasks at once, and at least what it
+/// holds plus what it asks for.
+pub(crate) fn job_cap(app: &App) -> Resources {
+    let asked = app.usage + app.asks.pending_resources();
+    match &app.hints {
+        Some(h) => h.dag.max_demand().max(&asked),
+        None => asked,
+    }
+}
+
+/// Deterministic coin in [0, 1) for job `key`'s `n`-th plan (splitmix64).
+fn coin(key: AppKey, n: u64) -> f64 {
+    let mut z = key.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(n.wrapping_mul(0xBF58_476D_1CE4_E5B9));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The highest-priority placement, or the best-aligned one among those `keep` accepts.
+#[inline]
+fn best_aligned(
+    app: &App,
+    offer: &NodeOffer,
+    capacity: &Resources,
+    mut keep: impl FnMut(&Placement) -> bool,
+) -> Option<Placement> {
+    let mut best: Option<(f64, Placement)> = None;
+    for p in app.asks.placements(offer.host, offer.rack, &offer.free) {
+        if !keep(&p) {
+            continue;
+        }
+        let score = p.resources.alignment(&offer.free, capacity);
+        if best.as_ref().map_or(true, |(b, _)| score > *b) {
+            best = Some((score, p));
+        }
+    }
+    best.map(|b| b.1)
+}
+
+impl Carbyne {
+    pub fn new(altruism_probability: f64) -> Carbyne {
+        Carbyne {
+            altruism: altruism_probability.clamp(0.0, 1.0),
+            jobs: Vec::new(),
+            queues: Vec::new(),
+            seen: None,
+            hints_generation: u64::MAX,
+            shares_at_ms: i64::MIN,
+            replan: VecDeque::new(),
+            due: BinaryHeap::new(),
+            now: 0,
+            capacity: Resources::ZERO,
+            heartbeat: 0,
+            scratch_keys: Vec::new(),
+        }
+    }
+
+    /// A job's plan, for status and tests: its completion estimate and promised deadline.
+    pub fn plan_of(&self, slot: AppSlot) -> Option<&Plan> {
+        self.jobs.get(slot)?.as_ref()?.plan.as_ref().map(|p| &p.plan)
+    }
+
+    /// The DRF share of a job.
+    pub fn share_of(&self, slot: AppSlot) -> Option<Resources> {
+        self.jobs.get(slot)?.as_ref().map(|j| j.share)
+    }
+
+    fn job_live(&self, state: &ClusterState, slot: AppSlot) -> bool {
+        matches!((self.jobs.get(slot), state.apps.get(slot)), (Some(Some(j)), Some(Some(a))) if j.seq == a.seq)
+    }
+
+    /// Brings the job table in line with the state's apps and their hints: every slot, or only
+    /// the apps whose hints changed when no app came or went.
+    fn sync(&mut self, state: &ClusterState, membership_changed: bool, since: u64) {
+        if self.jobs.len() < state.apps.len() {
+            self.jobs.resize_with(state.apps.len(), || None);
+        }
+        let mut keys = std::mem::take(&mut self.scratch_keys);
+        keys.clear();
+        if !membership_changed && hints::changed_since(since, &mut keys) {
+            for key in &keys {
+                if let Some(&slot) = state.app_index.get(key) {
+                    self.sync_slot(state, slot);
+                }
+            }
+        } else {
+            for slot in 0..self.jobs.len() {
+                self.sync_slot(state, slot);
+            }
+        }
+        self.scratch_keys = keys;
+        if membership_changed {
+            self.rebuild_queues(state);
+        }
+    }
+
+    fn sync_slot(&mut self, state: &ClusterState, slot: AppSlot) {
+        let app = state.apps.get(slot).and_then(Option::as_ref);
+        match (app, &mut self.jobs[slot]) {
+            (None, j) => *j = None,
+            (Some(a), Some(j)) if j.seq == a.seq => {
+                let changed = match (&a.hints, &j.hints) {
+                    (Some(new), Some(old)) => new.revision != old.revision,
+                    (None, None) => false,
+                    _ => true,
+                };
+                if changed {
+                    j.hints = a.hints.clone();
+                    if j.hints.is_none() {
+                        j.plan = None;
+                        j.work = f64::INFINITY;
+                    }
+                    if j.hints.is_some() && !j.queued_for_plan {
+                        j.queued_for_plan = true;
+                        self.replan.push_back(slot);
+                    }
+                }
+            }
+            (Some(a), j) => {
+                let queued = a.hints.is_some();
+                *j = Some(Job {
+                    key: a.key,
+                    seq: a.seq,
+                    queue: a.queue,
+                    hints: a.hints.clone(),
+                    share: Resources::ZERO,
+                    share_dom: 0.0,
+                    plan: None,
+                    altruistic: false,
+                    plans_made: 0,
+                    queued_for_plan: queued,
+                    work: f64::INFINITY,
+                    srtf_pos: 0,
+                    in_must: false,
+                });
+                if queued {
+                    self.replan.push_back(slot);
+                }
+            }
+        }
+    }
+
+    fn rebuild_queues(&mut self, state: &ClusterState) {
+        self.queues.resize_with(state.queues.len(), QueueJobs::default);
+        for (qi, q) in state.queues.iter().enumerate() {
+            let jobs = &self.jobs;
+            let qj = &mut self.queues[qi];
+            qj.srtf.clear();
+            qj.srtf.extend(q.apps.iter().copied().filter(|&s| jobs.get(s).is_some_and(Option::is_some)));
+            qj.srtf.sort_by(|&a, &b| {
+                let (ja, jb) = (jobs[a].as_ref().unwrap(), jobs[b].as_ref().unwrap());
+                ja.srtf_key().0.total_cmp(&jb.srtf_key().0).then(ja.seq.cmp(&jb.seq))
+            });
+            qj.must.clear();
+        }
+        for qi in 0..self.queues.len() {
+            for pos in 0..self.queues[qi].srtf.len() {
+                let slot = self.queues[qi].srtf[pos];
+                let job = self.jobs[slot].as_mut().unwrap();
+                job.srtf_pos = pos;
+                job.in_must = false;
+                if job.has_due(self.now) {
+                    job.in_must = true;
+                    self.queues[qi].must.push(slot);
+                } else if let Some(p) = &job.plan {
+                    if p.next_due_ms < i64::MAX {
+                        self.due.push(Reverse((p.next_due_ms, slot, job.seq)));
+                    }
+                }
+            }
+        }
+    }
+
+    fn refresh_shares(&mut self, state: &ClusterState) {
+        let entitled = queue_entitlements(state);
+        let mut caps = Vec::new();
+        for (qi, q) in state.queues.iter().enumerate() {
+            caps.clear();
+            caps.extend(q.apps.iter().map(|&s| job_cap(state.app(s))));
+            let shares = drf_shares(&entitled[qi], &caps);
+            for (&slot, share) in q.apps.iter().zip(shares) {
+                let Some(Some(job)) = self.jobs.get_mut(slot) else { continue };
+                job.share = share;
+                job.share_dom = share.dominant_share(&state.capacity);
+                let stale = job.plan.as_ref().is_some_and(|p| {
+                    (job.share_dom - p.share_dom).abs() > SHARE_TOLERANCE * p.share_dom.max(1e-9)
+                });
+                if stale && !job.queued_for_plan {
+                    job.queued_for_plan = true;
+                    self.replan.push_back(slot);
+                }
+            }
+        }
+        self.shares_at_ms = state.now_ms;
+    }
+
+    fn replan_some(&mut self, state: &ClusterState) {
+        for _ in 0..REPLANS_PER_HEARTBEAT {
+            let Some(slot) = self.replan.pop_front() else { break };
+            if !self.job_live(state, slot) {
+                continue;
+            }
+            let altruism = self.altruism;
+            let (now, capacity) = (self.now, self.capacity);
+            let job = self.jobs[slot].as_mut().unwrap();
+            job.queued_for_plan = false;
+            let Some(hints) = job.hints.clone() else { continue };
+            let committed = job.plan.as_ref().and_then(|p| {
+                let same_share = (job.share_dom - p.share_dom).abs() <= SHARE_TOLERANCE * p.share_dom.max(1e-9);
+                (p.dag_revision == hints.dag_revision && same_share).then_some(p.plan.deadline_ms)
+            });
+            let plan = pack::plan(&hints.dag, &job.share, now, committed);
+            let mut jp = JobPlan {
+                consumed: vec![0; hints.dag.len()],
+                next_due_ms: i64::MAX,
+                plan,
+                dag_revision: hints.dag_revision,
+                share_dom: job.share_dom,
+            };
+            jp.refresh_next_due();
+            job.plans_made += 1;
+            job.altruistic = altruism >= 1.0 || coin(job.key, job.plans_made) < altruism;
+            job.work = hints.dag.remaining_work(&capacity);
+            let next_due = jp.next_due_ms;
+            job.plan = Some(jp);
+            let (qi, seq) = (job.queue, job.seq);
+            self.reposition(qi, slot);
+            let job = self.jobs[slot].as_mut().unwrap();
+            if job.has_due(now) {
+                if !job.in_must {
+                    job.in_must = true;
+                    self.queues[qi].must.push(slot);
+                }
+            } else if next_due < i64::MAX {
+                self.due.push(Reverse((next_due, slot, seq)));
+            }
+        }
+    }
+
+    /// Restores the SRTF order around `slot` after its work changed.
+    fn reposition(&mut self, qi: QueueIdx, slot: AppSlot) {
+        let Some(qj) = self.queues.get_mut(qi) else { return };
+        let jobs = &mut self.jobs;
+        let Some(Some(job)) = jobs.get(slot) else { return };
+        let mut pos = job.srtf_pos;
+        if qj.srtf.get(pos) != Some(&slot) {
+            return;
+        }
+        let key = job.srtf_key();
+        let less = |a: (f64, u64), b: (f64, u64)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).is_lt();
+        while pos > 0 && less(key, jobs[qj.srtf[pos - 1]].as_ref().unwrap().srtf_key()) {
+            qj.srtf.swap(pos, pos - 1);
+            jobs[qj.srtf[pos]].as_mut().unwrap().srtf_pos = pos;
+            pos -= 1;
+        }
+        while pos + 1 < qj.srtf.len() && less(jobs[qj.srtf[pos + 1]].as_ref().unwrap().srtf_key(), key) {
+            qj.srtf.swap(pos, pos + 1);
+            jobs[qj.srtf[pos]].as_mut().unwrap().srtf_pos = pos;
+            pos += 1;
+        }
+        jobs[slot].as_mut().unwrap().srtf_pos = pos;
+    }
+
+    /// A must-start placement of `job` on the offered node.
+    #[inline]
+    fn must_placement(&self, job: &Job, app: &App, offer: &NodeOffer) -> Option<Placement> {
+        if job.greedy() {
+            return app.asks.find(offer.host, offer.rack, &offer.free);
+        }
+        let plan = job.plan.as_ref()?;
+        let hints = job.hints.as_ref()?;
+        let now = self.now;
+        best_aligned(app, offer, &self.capacity, |p| {
+            let stages = hints.stages_at(p.priority);
+            stages.is_empty() || plan.due_among(stages, now)
+        })
+    }
+
+    /// A leftover placement of `job`: its must-start asks first, then the best-aligned ask.
+    fn leftover_placement(&self, job: &Job, app: &App, offer: &NodeOffer) -> Option<Placement> {
+        if job.hints.is_none() {
+            return app.asks.find(offer.host, offer.rack, &offer.free);
+        }
+        if !job.greedy() && job.has_due(self.now) {
+            if let Some(p) = self.must_placement(job, app, offer) {
+                return Some(p);
+            }
+        }
+        best_aligned(app, offer, &self.capacity, |_| true)
+    }
+
+    /// Records a container started for `slot`: it uses the earliest slot of its stage.
+    fn charge(&mut self, slot: AppSlot, p: &Placement) {
+        let capacity = self.capacity;
+        let Some(Some(job)) = self.jobs.get_mut(slot) else { return };
+        let (Some(hints), Some(plan)) = (&job.hints, &mut job.plan) else { return };
+        let stage = hints
+            .stages_at(p.priority)
+            .iter()
+            .copied()
+            .filter_map(|s| plan.plan.latest_start[s].get(plan.consumed[s] as usize).map(|&t| (t, s)))
+            .min()
+            .map(|(_, s)| s);
+        if let Some(s) = stage {
+            plan.consumed[s] += 1;
+            plan.refresh_next_due();
+            job.work = (job.work - hints.dag.task_work(s, &capacity)).max(0.0);
+            let qi = job.queue;
+            self.reposition(qi, slot);
+        }
+    }
+
+    /// The phase-one heap key of a job: (usage over share, seq, slot), or None when the job has
+    /// nothing to start within its share now.
+    fn must_key(&self, state: &ClusterState, slot: AppSlot) -> Option<(u64, u64, AppSlot)> {
+        let job = self.jobs.get(slot)?.as_ref()?;
+        let app = state.apps.get(slot)?.as_ref()?;
+        if app.seq != job.seq || !job.has_due(self.now) || app.asks.pending_containers() == 0 {
+            return None;
+        }
+        let dom = app.usage.dominant_share(&self.capacity);
+        // A share below one task rounds to zero; such a job still gets a first container.
+        let ratio = if job.share_dom > 0.0 {
+            dom / job.share_dom
+        } else if app.running_containers == 0 {
+            0.0
+        } else {
+            return None;
+        };
+        // Non-negative floats order like their bit patterns.
+        (ratio < 1.0).then_some((ratio.to_bits(), job.seq, slot))
+    }
+
+    /// Builds the queue's phase-one heap for this heartbeat, dropping from the must list the
+    /// jobs that have nothing due (they wait in the due heap for their next slot).
+    fn build_heap(&mut self, state: &ClusterState, queue: QueueIdx) {
+        let mut must = std::mem::take(&mut self.queues[queue].must);
+        let mut keys = Vec::with_capacity(must.len());
+        let now = self.now;
+        must.retain(|&slot| {
+            let live = self.job_live(state, slot);
+            let Some(job) = self.jobs.get_mut(slot).and_then(Option::as_mut) else { return false };
+            if !live || job.queue != queue {
+                return false;
+            }
+            if !job.has_due(now) {
+                job.in_must = false;
+                if let Some(p) = &job.plan {
+                    if p.next_due_ms < i64::MAX {
+                        self.due.push(Reverse((p.next_due_ms, slot, job.seq)));
+                    }
+                }
+                return false;
+            }
+            true
+        });
+        for &slot in &must {
+            if let Some(k) = self.must_key(state, slot) {
+                keys.push(Reverse(k));
+            }
+        }
+        let smallest = state.queues[queue]
+            .apps
+            .iter()
+            .filter_map(|&s| state.app(s).asks.min_capability())
+            .reduce(|a, b| a.min(&b));
+        let qj = &mut self.queues[queue];
+        qj.must = must;
+        qj.heap = BinaryHeap::from(keys);
+        qj.heap_heartbeat = self.heartbeat;
+        qj.smallest_ask = smallest;
+    }
+
+    /// P(altruism) = 0: DRF among the queue's jobs, YARN order inside a job.
+    fn drf(&self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+        let mut best: Option<(f64, u64, AppSlot, Placement)> = None;
+        for &slot in &state.queues[queue].apps {
+            let app = state.app(slot);
+            if app.asks.pending_containers() == 0 {
+                continue;
+            }
+            let dom = app.usage.dominant_share(&state.capacity);
+            if best.as_ref().is_some_and(|b| (dom, app.seq) >= (b.0, b.1)) {
+                continue;
+            }
+            if let Some(p) = offer.first_fit(state, slot) {
+                best = Some((dom, app.seq, slot, p));
+            }
+        }
+        best.map(|b| (b.2, b.3))
+    }
+}
+
+impl AppPolicy for Carbyne {
+    fn name(&self) -> &'static str {
+        "carbyne"
+    }
+
+    fn begin_heartbeat(&mut self, state: &ClusterState, now_ms: i64) {
+        self.now = now_ms;
+        self.heartbeat += 1;
+        self.capacity = state.capacity;
+        let seen = Seen {
+            next_app_seq: state.next_app_seq,
+            apps: state.app_count(),
+            capacity: state.capacity,
+            queues: state.queues.len(),
+        };
+        let membership = self.seen != Some(seen);
+        let generation = hints::generation();
+        if membership || generation != self.hints_generation {
+            let since = self.hints_generation;
+            self.seen = Some(seen);
+            self.hints_generation = generation;
+            self.sync(state, membership || since == u64::MAX, since);
+        }
+        if membership || now_ms - self.shares_at_ms >= SHARE_REFRESH_MS {
+            self.refresh_shares(state);
+        }
+        self.replan_some(state);
+        while let Some(&Reverse((at, slot, seq))) = self.due.peek() {
+            if at > now_ms {
+                break;
+            }
+            self.due.pop();
+            let Some(Some(job)) = self.jobs.get_mut(slot) else { continue };
+            if job.seq != seq || job.in_must || !job.has_due(now_ms) {
+                continue;
+            }
+            job.in_must = true;
+            if let Some(qj) = self.queues.get_mut(job.queue) {
+                qj.must.push(slot);
+            }
+        }
+    }
+
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+        let q = &state.queues[queue];
+        if q.apps_waiting_for_am > 0 {
+            let waiting = q.apps.iter().filter(|&&s| {
+                let a = state.app(s);
+                !a.started && a.hints.is_none()
+            });
+            if let Some(hit) = waiting.filter_map(|&s| offer.first_fit(state, s).map(|p| (s, p))).next() {
+                return Some(hit);
+            }
+        }
+        if self.altruism <= 0.0 {
+            return self.drf(state, queue, offer);
+        }
+        if self.queues.len() <= queue {
+            return None;
+        }
+        // Must-start asks within shares, the job furthest below its share first.
+        if self.queues[queue].heap_heartbeat != self.heartbeat {
+            self.build_heap(state, queue);
+        }
+        if !self.queues[queue].smallest_ask.is_some_and(|m| m.fits_in(&offer.free)) {
+            return None;
+        }
+        let mut best: Option<(AppSlot, Placement)> = None;
+        while let Some(Reverse((_, _, slot))) = self.queues[queue].heap.pop() {
+            let job = self.jobs[slot].as_ref().expect("heap holds live jobs");
+            if let Some(p) = self.must_placement(job, state.app(slot), offer) {
+                best = Some((slot, p));
+                break;
+            }
+        }
+        let pick = match best {
+            Some(hit) => Some(hit),
+            None => {
+                // Leftover: SRTF over jobs, packing inside the job.
+                let mut hit = None;
+                for &slot in &self.queues[queue].srtf {
+                    let Some(Some(job)) = self.jobs.get(slot) else { continue };
+                    let Some(Some(app)) = state.apps.get(slot) else { continue };
+                    if app.seq != job.seq || app.asks.pending_containers() == 0 {
+                        continue;
+                    }
+                    if let Some(p) = self.leftover_placement(job, app, offer) {
+                        hit = Some((slot, p));
+                        break;
+                    }
+                }
+                hit
+            }
+        };
+        if let Some((slot, p)) = &pick {
+            self.charge(*slot, p);
+            if best.is_some() {
+                // Back in line with its new usage, if it still has must-start work in its share.
+                if let Some(key) = self.must_key(state, *slot) {
+                    self.queues[queue].heap.push(Reverse(key));
+                }
+            }
+        }
+        pick
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coin_is_uniform_enough_and_deterministic() {
+        let n = 10_000;
+        let below: usize = (0..n).filter(|&i| coin(i as u64, 1) < 0.3).count();
+        assert!((2_700..3_300).contains(&below), "{below}");
+        assert_eq!(coin(5, 7), coin(5, 7));
+    }
+}

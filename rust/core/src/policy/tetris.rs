@@ -1,0 +1,154 @@
+//! Tetris: multi-resource packing inside a queue (Grandl et al., SIGCOMM 2014), the packing
+//! baseline of the Carbyne paper.
+//!
+//! On an offer, every runnable ask that fits the node is scored by its alignment with the
+//! node's free space (dot product of demand and free resources, both normalised by the
+//! cluster), combined with shortest-remaining-work: `a / mean(a) - w / mean(w)`, Tetris's
+//! `a + ε·p` with ε set so that both terms have the same mean weight. The best score starts.
+//!
+//! Fairness knob f in [0, 1): jobs are sorted by how far they are below their fair share (their
+//! dominant share over their closed-form DRF share) and only the ceil((1 - f) n) furthest below
+//! compete; f = 0 is pure packing, f close to 1 only the most deprived job.
+//!
+//! Remaining work is taken from the job's hints (cluster-milliseconds of unfinished tasks); an
+//! unhinted app's is its pending asks' dominant share times one second, since its durations
+//! are unknown. An unhinted app waiting for its ApplicationMaster goes first, as in FIFO.
+
+use super::carbyne::{job_cap, queue_entitlements, SHARE_REFRESH_MS};
+use super::{AppPolicy, NodeOffer};
+use crate::dag::share::drf_shares;
+use crate::hints;
+use crate::request::Placement;
+use crate::state::{App, AppSlot, ClusterState, QueueIdx};
+
+/// Nominal task length for apps without hints, in the units of remaining work.
+const UNHINTED_TASK_MS: f64 = 1_000.0;
+
+pub struct Tetris {
+    fairness_knob: f64,
+    /// Per app slot: (app seq, hints revision, remaining work from hints).
+    work: Vec<Option<(u64, u64, f64)>>,
+    /// Per app slot: (app seq, DRF fair dominant share).
+    fair: Vec<Option<(u64, f64)>>,
+    seen: Option<(u64, usize, u64)>,
+    fair_at_ms: i64,
+    scratch: Vec<(f64, AppSlot)>,
+}
+
+impl Tetris {
+    pub fn new(fairness_knob: f64) -> Tetris {
+        Tetris {
+            fairness_knob: fairness_knob.clamp(0.0, 0.999),
+            work: Vec::new(),
+            fair: Vec::new(),
+            seen: None,
+            fair_at_ms: i64::MIN,
+            scratch: Vec::new(),
+        }
+    }
+
+    fn remaining_work(&self, state: &ClusterState, slot: AppSlot, app: &App) -> f64 {
+        match self.work.get(slot).copied().flatten() {
+            Some((seq, _, w)) if seq == app.seq && app.hints.is_some() => w,
+            _ => app.asks.pending_resources().dominant_share(&state.capacity) * UNHINTED_TASK_MS,
+        }
+    }
+}
+
+impl AppPolicy for Tetris {
+    fn name(&self) -> &'static str {
+        "tetris"
+    }
+
+    fn begin_heartbeat(&mut self, state: &ClusterState, now_ms: i64) {
+        let seen = (state.next_app_seq, state.app_count(), hints::generation());
+        let changed = self.seen != Some(seen);
+        if changed {
+            self.seen = Some(seen);
+            self.work.resize(state.apps.len(), None);
+            for (slot, a) in state.apps.iter().enumerate() {
+                self.work[slot] = a.as_ref().and_then(|a| {
+                    let h = a.hints.as_ref()?;
+                    match self.work[slot] {
+                        Some((seq, rev, w)) if seq == a.seq && rev == h.revision => Some((seq, rev, w)),
+                        _ => Some((a.seq, h.revision, h.dag.remaining_work(&state.capacity))),
+                    }
+                });
+            }
+        }
+        if self.fairness_knob > 0.0 && (changed || now_ms - self.fair_at_ms >= SHARE_REFRESH_MS) {
+            self.fair_at_ms = now_ms;
+            self.fair.clear();
+            self.fair.resize(state.apps.len(), None);
+            let entitled = queue_entitlements(state);
+            for (qi, q) in state.queues.iter().enumerate() {
+                let caps: Vec<_> = q.apps.iter().map(|&s| job_cap(state.app(s))).collect();
+                for (&s, share) in q.apps.iter().zip(drf_shares(&entitled[qi], &caps)) {
+                    self.fair[s] = Some((state.app(s).seq, share.dominant_share(&state.capacity)));
+                }
+            }
+        }
+    }
+
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+        let q = &state.queues[queue];
+        if q.apps_waiting_for_am > 0 {
+            let waiting = q.apps.iter().filter(|&&s| !state.app(s).started && state.app(s).hints.is_none());
+            if let Some(hit) = waiting.filter_map(|&s| offer.first_fit(state, s).map(|p| (s, p))).next() {
+                return Some(hit);
+            }
+        }
+        // Candidate jobs, with how far below their fair share they are (lower is further).
+        let mut cands = std::mem::take(&mut self.scratch);
+        cands.clear();
+        for &s in &q.apps {
+            let app = state.app(s);
+            let fits = app.asks.pending_containers() > 0 && app.asks.min_capability().is_some_and(|m| m.fits_in(&offer.free));
+            if !fits {
+                continue;
+            }
+            let deficit = if self.fairness_knob > 0.0 {
+                let fair = self.fair.get(s).copied().flatten().filter(|f| f.0 == app.seq).map_or(0.0, |f| f.1);
+                let dom = app.usage.dominant_share(&state.capacity);
+                if fair > 0.0 { dom / fair } else { f64::INFINITY }
+            } else {
+                0.0
+            };
+            cands.push((deficit, s));
+        }
+        if self.fairness_knob > 0.0 && !cands.is_empty() {
+            let keep = (((1.0 - self.fairness_knob) * cands.len() as f64).ceil() as usize).max(1);
+            cands.sort_by(|a, b| a.0.total_cmp(&b.0).then(state.app(a.1).seq.cmp(&state.app(b.1).seq)));
+            cands.truncate(keep);
+        }
+        // Score every fitting ask of the candidates.
+        let mut scored: Vec<(f64, f64, u64, AppSlot, Placement)> = Vec::new();
+        for &(_, s) in &cands {
+            let app = state.app(s);
+            let w = self.remaining_work(state, s, app);
+            for p in app.asks.placements(offer.host, offer.rack, &offer.free) {
+                scored.push((p.resources.alignment(&offer.free, &state.capacity), w, app.seq, s, p));
+            }
+        }
+        self.scratch = cands;
+        if scored.is_empty() {
+            return None;
+        }
+        let n = scored.len() as f64;
+        let mean_a = scored.iter().map(|e| e.0).sum::<f64>() / n;
+        let mean_w = scored.iter().map(|e| e.1).sum::<f64>() / n;
+        let norm = |v: f64, mean: f64| if mean > 0.0 { v / mean } else { 0.0 };
+        let mut best: Option<(f64, u64, AppSlot, Placement)> = None;
+        for (a, w, seq, s, p) in scored {
+            let score = norm(a, mean_a) - norm(w, mean_w);
+            let better = match &best {
+                None => true,
+                Some(b) => score > b.0 + 1e-12 || ((score - b.0).abs() <= 1e-12 && seq < b.1),
+            };
+            if better {
+                best = Some((score, seq, s, p));
+            }
+        }
+        best.map(|b| (b.2, b.3))
+    }
+}

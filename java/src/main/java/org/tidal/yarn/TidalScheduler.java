@@ -5,6 +5,7 @@ import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -78,6 +79,8 @@ import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.codehaus.jackson.JsonNode;
+import org.codehaus.jackson.map.ObjectMapper;
 
 /**
  * A Hadoop 2.7 ResourceManager scheduler whose decisions are made by the Rust core behind
@@ -105,9 +108,20 @@ public class TidalScheduler extends FifoScheduler {
   public static final String MAX_ASSIGN_PER_HEARTBEAT = "tidal.max-assign-per-heartbeat";
   public static final int DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 10;
   public static final String ROOT_QUEUE = "root";
+  /**
+   * Address of the scheduler's REST endpoint (queue status and registration, AM hints).
+   * Port 0 binds a free port; {@link #getRestAddress} tells which.
+   */
+  public static final String REST_ADDRESS = "tidal.rest.address";
+  public static final int DEFAULT_REST_PORT = 8089;
+  public static final String DEFAULT_REST_ADDRESS = "0.0.0.0:" + DEFAULT_REST_PORT;
+  /** Whether the REST endpoint runs at all. */
+  public static final String REST_ENABLED = "tidal.rest.enabled";
+  public static final boolean DEFAULT_REST_ENABLED = true;
 
   private static final Log LOG = LogFactory.getLog(TidalScheduler.class);
   private static final long[] NO_IDS = new long[0];
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final ResourceCalculator calculator = new DominantResourceCalculator();
   private final LocationTable locations = new LocationTable();
@@ -130,12 +144,22 @@ public class TidalScheduler extends FifoScheduler {
   private TidalQueue rootQueue;
   private final Resource usedResource = Resource.newInstance(0, 0);
 
+  /**
+   * The core's clock is milliseconds since this scheduler was created, read from a monotonic
+   * source. BoPF lays burst windows out in a profile that is dense from its epoch and bounded
+   * in length, so epoch-based wall-clock times would put every burst beyond it; a monotonic
+   * clock also keeps burst and share accounting right across wall-clock steps.
+   */
+  private final long clockOriginNanos = System.nanoTime();
+  private final long clockOriginWallMs = System.currentTimeMillis();
+
   private volatile long handle;
   private long[] settings;
   /** Decision buffer of the heartbeat path; only touched under this scheduler's monitor. */
   private long[] decisions;
   private boolean usePortForNodeName;
   private Configuration schedulerConf;
+  private volatile TidalRestServer restServer;
 
   @Override
   public void serviceInit(Configuration conf) throws Exception {
@@ -178,10 +202,21 @@ public class TidalScheduler extends FifoScheduler {
   public void serviceStart() throws Exception {
     logPump.start();
     super.serviceStart();
+    if (schedulerConf.getBoolean(REST_ENABLED, DEFAULT_REST_ENABLED)) {
+      TidalRestServer server = new TidalRestServer(this, schedulerConf);
+      server.start();
+      restServer = server;
+    }
   }
 
   @Override
   public void serviceStop() throws Exception {
+    // The endpoint goes first so that no request reaches a destroyed native instance.
+    TidalRestServer server = restServer;
+    restServer = null;
+    if (server != null) {
+      server.stop();
+    }
     super.serviceStop();
     long old;
     synchronized (this) {
@@ -472,7 +507,7 @@ public class TidalScheduler extends FifoScheduler {
 
     int decided;
     try {
-      decided = TidalNative.nodeHeartbeat(handle, id, System.currentTimeMillis(), completedIds,
+      decided = TidalNative.nodeHeartbeat(handle, id, coreNowMs(), completedIds,
           decisions);
     } catch (TidalException e) {
       // The heartbeat frees completed allocations before deciding; releasing them again is a
@@ -875,6 +910,54 @@ public class TidalScheduler extends FifoScheduler {
       offset += TidalNative.ASK_STRIDE;
     }
     return packed;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // REST endpoint
+
+  /** Now on the core's clock. */
+  long coreNowMs() {
+    return (System.nanoTime() - clockOriginNanos) / 1000000L;
+  }
+
+  /** A time of the core's clock as wall-clock milliseconds since 1970. */
+  long wallClockMs(long coreMs) {
+    return clockOriginWallMs + coreMs;
+  }
+
+  /** Where the REST endpoint listens, or null when it is not running. */
+  public InetSocketAddress getRestAddress() {
+    TidalRestServer server = restServer;
+    return server == null ? null : server.address();
+  }
+
+  /** The core's queue status JSON (see {@link TidalNative#queueStatusJson}). */
+  String queueStatusJson() {
+    return TidalNative.queueStatusJson(handle);
+  }
+
+  /**
+   * Registers a queue at run time for {@code user} and returns the core's verdict JSON. An
+   * admitted queue gets its Hadoop-side handle right away, so apps can be submitted to it.
+   */
+  String registerQueue(String queueXml, String user, boolean admin) throws IOException {
+    String verdict = TidalNative.registerQueue(handle, queueXml, user, admin);
+    JsonNode node = JSON.readTree(verdict);
+    String name = node.path("queue").getTextValue();
+    if (name != null && !"rejected".equals(node.path("class").getTextValue())) {
+      queue(fullQueueName(name));
+    }
+    LOG.info("User " + user + (admin ? " (administrator)" : "") + " registered queue " + name
+        + ": " + node.path("class").getTextValue() + " (" + node.path("reason").getTextValue()
+        + ")");
+    return verdict;
+  }
+
+  /** Removes a queue registered at run time; the core checks that {@code user} may. */
+  void unregisterQueue(String queue, String user, boolean admin) {
+    TidalNative.unregisterQueue(handle, queue, user, admin);
+    LOG.info("User " + user + (admin ? " (administrator)" : "") + " unregistered queue "
+        + queue);
   }
 
   // ---------------------------------------------------------------------------------------

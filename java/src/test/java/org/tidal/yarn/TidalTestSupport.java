@@ -45,6 +45,8 @@ final class TidalTestSupport {
     }
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 1024);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES, 1);
+    // Loopback and a free port: tests never listen beyond this host or collide on a port.
+    conf.set(TidalScheduler.REST_ADDRESS, "127.0.0.1:0");
     return conf;
   }
 

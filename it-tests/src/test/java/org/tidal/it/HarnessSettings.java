@@ -28,9 +28,9 @@ final class HarnessSettings {
   }
 
   /**
-   * The --add-opens/--add-exports flags this JVM was started with. Container
-   * JVMs run the same Hadoop code (the MR AM starts a Guice web app too), so
-   * they need exactly the same flags; the pom is the one place they are listed.
+   * The --add-opens/--add-exports flags this JVM was started with (the pom is
+   * the one place they are listed). The MR ApplicationMaster starts a Guice 3
+   * web app just like the RM, so it needs the same flags.
    */
   static List<String> inheritedModuleFlags() {
     List<String> flags = new ArrayList<>();
@@ -46,7 +46,12 @@ final class HarnessSettings {
     return flags;
   }
 
-  static String childJavaOpts() {
+  static String amJavaOpts() {
     return String.join(" ", inheritedModuleFlags()) + " " + CHILD_HEAP + " " + CHILD_TUNING;
+  }
+
+  /** Map and reduce tasks touch no JDK internals: they run on Java 17 without any flag. */
+  static String taskJavaOpts() {
+    return CHILD_HEAP + " " + CHILD_TUNING;
   }
 }

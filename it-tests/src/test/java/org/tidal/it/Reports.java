@@ -23,16 +23,16 @@ final class Reports {
     return String.format(Locale.ROOT, "%5.1f%%", 100 * share);
   }
 
+  private static String pctOrDash(double share) {
+    return Double.isNaN(share) ? "-" : pct(share);
+  }
+
   /** Share-over-time and completion-time tables for one or more runs side by side. */
   static String sideBySide(List<Result> runs, List<String> queues) {
     StringBuilder out = new StringBuilder();
     out.append("Dominant share of the cluster per queue over time (* = every queue had maps waiting)\n");
     StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%7s", "t(s)"));
     for (Result r : runs) {
-      StringBuilder cell = new StringBuilder();
-      for (String q : queues) {
-        cell.append(String.format(Locale.ROOT, " %7s", q));
-      }
       header.append(" | ").append(String.format(Locale.ROOT, "%-" + (8 * queues.size() + 1) + "s",
           r.scheduler.displayName()));
     }
@@ -77,31 +77,39 @@ final class Reports {
       out.append(line).append('\n');
     }
 
-    out.append("\nSummary\n");
-    out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %10s %12s %10s%n", "scheduler", "queue",
-        "mean*", "min*", "max*", "job time(s)", "result"));
+    out.append("\nSummary (contended: every queue had maps waiting; converged: contended samples from the"
+        + " first one with every queue within one container of its fair share)\n");
+    out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %8s %8s %12s %12s %10s%n", "scheduler", "queue",
+        "contended", "converged", "min", "max", "converge(s)", "job time(s)", "result"));
     for (Result r : runs) {
+      double fair = r.fairShare();
+      double tol = r.oneContainerShare();
+      List<Sample> converged = r.convergedSamples(fair, tol);
+      long convergence = r.convergenceMillis(fair, tol);
       for (String q : queues) {
         double min = Double.NaN;
         double max = Double.NaN;
-        for (Sample s : r.contendedSamples()) {
+        for (Sample s : converged) {
           double v = s.dominantShare.getOrDefault(q, 0.0);
           min = Double.isNaN(min) ? v : Math.min(min, v);
           max = Double.isNaN(max) ? v : Math.max(max, v);
         }
         JobOutcome o = r.outcomes.get(q);
-        out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %10s %12s %10s%n", r.scheduler.displayName(),
-            o == null || o.appQueue == null ? q : o.appQueue,
-            Double.isNaN(r.meanContendedShare(q)) ? "-" : pct(r.meanContendedShare(q)),
-            Double.isNaN(min) ? "-" : pct(min), Double.isNaN(max) ? "-" : pct(max),
+        out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %8s %8s %12s %12s %10s%n",
+            r.scheduler.displayName(), o == null || o.appQueue == null ? q : o.appQueue,
+            pctOrDash(Result.meanShare(r.contendedSamples(), q)), pctOrDash(Result.meanShare(converged, q)),
+            pctOrDash(min), pctOrDash(max),
+            convergence < 0 ? "never" : String.format(Locale.ROOT, "%.1f", convergence / 1000.0),
             o == null ? "-" : String.format(Locale.ROOT, "%.1f", o.elapsedMillis / 1000.0),
             o == null ? "-" : (o.succeeded ? "SUCCEEDED" : String.valueOf(o.finalStatus))));
       }
-      out.append(String.format(Locale.ROOT, "%-14s contended samples: %d of %d, cluster %d MB / %d vcores%n",
-          r.scheduler.displayName(), r.contendedSamples().size(), r.samples.size(),
-          r.clusterCapacity.getMemory(), r.clusterCapacity.getVirtualCores()));
+      out.append(String.format(Locale.ROOT,
+          "%-14s samples: %d, contended %d, converged %d; cluster %d MB / %d vcores; fair share %s, one"
+              + " container %s%n",
+          r.scheduler.displayName(), r.samples.size(), r.contendedSamples().size(), converged.size(),
+          r.clusterCapacity.getMemory(), r.clusterCapacity.getVirtualCores(), pct(fair).trim(),
+          pct(tol).trim()));
     }
-    out.append("(* columns: over samples in which every queue had maps waiting for a container)\n");
     return out.toString();
   }
 

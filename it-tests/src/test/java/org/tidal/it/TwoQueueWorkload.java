@@ -1,5 +1,6 @@
 package org.tidal.it;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -103,6 +104,21 @@ public final class TwoQueueWorkload {
       this.clusterCapacity = clusterCapacity;
     }
 
+    /** Equal weights: each queue's DRF fair share is 1/queues of the dominant resource. */
+    public double fairShare() {
+      return 1.0 / outcomesOrQueues();
+    }
+
+    private int outcomesOrQueues() {
+      return samples.isEmpty() ? Math.max(1, outcomes.size()) : samples.get(0).dominantShare.size();
+    }
+
+    /** How far one container moves a queue's dominant share: the granularity of any allocation. */
+    public double oneContainerShare() {
+      return Math.max((double) HarnessSettings.CONTAINER_MB / clusterCapacity.getMemory(),
+          (double) HarnessSettings.CONTAINER_VCORES / clusterCapacity.getVirtualCores());
+    }
+
     public List<Sample> contendedSamples() {
       List<Sample> out = new ArrayList<>();
       for (Sample s : samples) {
@@ -113,15 +129,48 @@ public final class TwoQueueWorkload {
       return out;
     }
 
-    /** Mean dominant share of a queue over the contended samples, or NaN if there are none. */
-    public double meanContendedShare(String queue) {
-      double sum = 0;
-      int n = 0;
-      for (Sample s : contendedSamples()) {
-        sum += s.dominantShare.getOrDefault(queue, 0.0);
-        n++;
+    /**
+     * Contended samples from the first one in which every queue is within
+     * {@code tolerance} of {@code fairShare} onwards. Neither scheduler preempts
+     * here, so until then the queue whose AM asked first keeps the containers it
+     * was given while the other queue was idle; that start-up skew is measured
+     * by {@link #convergenceMillis} instead.
+     */
+    public List<Sample> convergedSamples(double fairShare, double tolerance) {
+      List<Sample> contended = contendedSamples();
+      for (int i = 0; i < contended.size(); i++) {
+        if (balanced(contended.get(i), fairShare, tolerance)) {
+          return contended.subList(i, contended.size());
+        }
       }
-      return n == 0 ? Double.NaN : sum / n;
+      return new ArrayList<>();
+    }
+
+    /** Time from the first contended sample to the first balanced one; -1 if never balanced. */
+    public long convergenceMillis(double fairShare, double tolerance) {
+      List<Sample> converged = convergedSamples(fairShare, tolerance);
+      if (converged.isEmpty()) {
+        return -1;
+      }
+      return converged.get(0).elapsedMillis - contendedSamples().get(0).elapsedMillis;
+    }
+
+    private static boolean balanced(Sample s, double fairShare, double tolerance) {
+      for (double share : s.dominantShare.values()) {
+        if (Math.abs(share - fairShare) > tolerance + 1e-9) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Mean dominant share of a queue over some samples, or NaN if there are none. */
+    public static double meanShare(List<Sample> samples, String queue) {
+      double sum = 0;
+      for (Sample s : samples) {
+        sum += s.dominantShare.getOrDefault(queue, 0.0);
+      }
+      return samples.isEmpty() ? Double.NaN : sum / samples.size();
     }
   }
 
@@ -176,7 +225,7 @@ public final class TwoQueueWorkload {
           Thread.sleep(sampleEveryMillis);
         }
       } finally {
-        mrCluster.close();
+        closeQuietly(mrCluster);
       }
 
       for (int i = 0; i < submitted.size(); i++) {
@@ -190,6 +239,18 @@ public final class TwoQueueWorkload {
     } finally {
       pool.shutdownNow();
       yarn.stop();
+    }
+  }
+
+  /**
+   * Without a JobHistoryServer the client caches a plain NotRunningJob for
+   * finished jobs, which Cluster.close() then fails to close as an RPC proxy.
+   */
+  private static void closeQuietly(Cluster mrCluster) {
+    try {
+      mrCluster.close();
+    } catch (IOException | RuntimeException e) {
+      // Nothing left to release for finished jobs.
     }
   }
 

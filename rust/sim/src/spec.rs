@@ -185,7 +185,9 @@ pub struct LqSpec {
     pub jobs: usize,
     #[serde(default)]
     pub first_arrival_s: f64,
-    /// Relative deadline; default the period (a burst must finish before the next).
+    /// Relative deadline, the burst's ON period. Default, as BoPF's evaluation sets it (§5.1):
+    /// the shortest completion time of the queue's jobs, i.e. the longest critical path among
+    /// its drawn (and peak-scaled) jobs.
     pub deadline_s: Option<f64>,
     /// Only jobs whose critical path is shorter than this are drawn (BoPF: 30 s).
     #[serde(default = "default_lq_cp")]
@@ -194,6 +196,23 @@ pub struct LqSpec {
     /// capacity in its dominant resource (BoPF scales LQ jobs to reach it; 0 leaves them).
     #[serde(default = "one")]
     pub peak_share: f64,
+    /// What the LQ declares as its burst demand to admission control.
+    #[serde(default)]
+    pub declared_demand: DeclaredDemand,
+}
+
+/// How a simulated LQ sizes the burst demand it declares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeclaredDemand {
+    /// Its peak instantaneous demand (the widest stage) held for the ON period: the rate it needs
+    /// to finish a burst within the deadline. BoPF's evaluation sizes LQs this way (§5.1: jobs
+    /// scaled so their instantaneous demand reaches a resource's capacity, ON period = their
+    /// shortest completion time).
+    #[default]
+    PeakRate,
+    /// The average over its jobs of their total resource-seconds (the demand actually consumed).
+    Total,
 }
 
 fn default_lq_cp() -> f64 {

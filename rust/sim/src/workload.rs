@@ -3,7 +3,7 @@
 
 use crate::gen;
 use crate::model::{critical_path_ms, Job, JobTemplate, Stage};
-use crate::spec::{Arrivals, ErrorScope, SimSpec, SourceSpec, WorkloadSpec};
+use crate::spec::{Arrivals, DeclaredDemand, ErrorScope, SimSpec, SourceSpec, WorkloadSpec};
 use crate::traces;
 use anyhow::{bail, Result};
 use rand::Rng;
@@ -160,6 +160,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                 use_queue(&l.name, &mut queues);
                 let mut burst = [0.0f64; DIMS];
                 let max_cp = (l.max_critical_path_s * 1000.0) as i64;
+                let mut drawn = Vec::with_capacity(l.jobs);
                 for k in 0..l.jobs {
                     let mut tpl = None;
                     for _ in 0..10_000 {
@@ -179,15 +180,35 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                             *b += *v as f64 * secs / l.jobs as f64;
                         }
                     }
+                    drawn.push(tpl);
+                }
+                // The ON period declared to admission control and used for deadlines is read
+                // from the estimates, before estimation error perturbs the jobs.
+                let on_period_s = l.deadline_s.unwrap_or_else(|| {
+                    let longest = drawn.iter().map(|t| critical_path_ms(&t.stages)).max().unwrap_or(0);
+                    (longest as f64 / 1000.0).clamp(1.0, l.period_s)
+                });
+                if l.declared_demand == DeclaredDemand::PeakRate {
+                    burst = [0.0; DIMS];
+                    for t in &drawn {
+                        for s in &t.stages {
+                            let wide = s.demand.times(s.tasks() as i64);
+                            for (b, v) in burst.iter_mut().zip(wide.0.iter()) {
+                                *b = b.max(*v as f64 * on_period_s);
+                            }
+                        }
+                    }
+                }
+                for (k, mut tpl) in drawn.into_iter().enumerate() {
                     perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
                     let arrival = ((l.first_arrival_s + k as f64 * l.period_s) * 1000.0) as i64;
-                    let deadline = arrival + (l.deadline_s.unwrap_or(l.period_s) * 1000.0) as i64;
+                    let deadline = arrival + (on_period_s * 1000.0) as i64;
                     jobs.push(Job { name: tpl.name, queue: l.name.clone(), class: "LQ".into(), arrival_ms: arrival, deadline_ms: Some(deadline), stages: tpl.stages });
                 }
                 lqs.push(crate::runner::LqDecl {
                     name: l.name.clone(),
                     period_s: l.period_s,
-                    deadline_s: l.deadline_s.unwrap_or(l.period_s),
+                    deadline_s: on_period_s,
                     first_burst_s: l.first_arrival_s,
                     burst,
                 });

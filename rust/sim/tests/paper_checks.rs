@@ -23,6 +23,15 @@ fn drf_baseline_small_runs_and_shows_the_papers_trend() {
 }
 
 #[test]
+fn bopf_table4_small_shows_the_papers_trends() {
+    let e = experiments::find("bopf-table4").unwrap();
+    let text = experiments::run(e, Scale::Small, &out("bopf-table4")).unwrap();
+    println!("{text}");
+    assert!(text.contains("gain over DRF grows with the number of TQs: yes"), "{text}");
+    assert!(text.contains("TQs are protected") && text.contains("of DRF's): yes"), "{text}");
+}
+
+#[test]
 fn experiments_needing_missing_policies_refuse_clearly() {
     for e in experiments::EXPERIMENTS {
         let missing: Vec<&str> = e.policies.iter().copied().filter(|p| runner::check_policy(p).is_err()).collect();

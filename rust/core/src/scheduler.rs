@@ -299,20 +299,7 @@ impl Scheduler {
             .ok_or(CoreError::UnknownNode(id))?;
         self.state.node_count -= 1;
         self.state.capacity -= node.capacity;
-        let mut lost = 0;
-        if node.containers > 0 {
-            let ids: Vec<AllocationId> = self
-                .state
-                .allocations
-                .iter()
-                .filter(|(_, a)| a.node == id)
-                .map(|(&k, _)| k)
-                .collect();
-            lost = ids.len();
-            for aid in ids {
-                self.release_allocation(aid);
-            }
-        }
+        let lost = if node.containers > 0 { self.release_where(|a| a.node == id) } else { 0 };
         debug!(node = id, containers = lost, "node removed");
         Ok(lost)
     }
@@ -372,16 +359,7 @@ impl Scheduler {
     pub fn remove_app(&mut self, key: AppKey) -> Result<()> {
         let slot = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
         if self.state.app(slot).running_containers > 0 {
-            let ids: Vec<AllocationId> = self
-                .state
-                .allocations
-                .iter()
-                .filter(|(_, a)| a.app == slot)
-                .map(|(&k, _)| k)
-                .collect();
-            for aid in ids {
-                self.release_allocation(aid);
-            }
+            self.release_where(|a| a.app == slot);
         }
         self.app_policy.on_app_removed(&self.state, slot);
         let app = self.state.take_app(slot);
@@ -445,6 +423,17 @@ impl Scheduler {
             debug!(allocation = id, "release of unknown allocation ignored");
         }
         known
+    }
+
+    /// Frees every allocation matching `pred` (a scan: for node and app removal, not heartbeats).
+    /// Returns how many there were.
+    fn release_where(&mut self, pred: impl Fn(&Allocation) -> bool) -> usize {
+        let ids: Vec<AllocationId> =
+            self.state.allocations.iter().filter(|(_, a)| pred(a)).map(|(&k, _)| k).collect();
+        for &aid in &ids {
+            self.release_allocation(aid);
+        }
+        ids.len()
     }
 
     fn release_allocation(&mut self, id: AllocationId) -> bool {

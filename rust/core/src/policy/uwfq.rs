@@ -3,8 +3,10 @@
 //! users of a queue share what the queue receives.
 //!
 //! - Slot-time `L` of an app, in dominant-share-seconds (the app's dominant share of the cluster
-//!   times seconds, so `L / R` is a duration when `R` is a share): from its asks, `(work already
-//!   granted + pending asks' dominant share) × default task seconds`.
+//!   times seconds, so `L / R` is a duration when `R` is a share): with DAG hints, the sum over
+//!   its stages of tasks × per-task dominant share × estimated task duration (all the job's
+//!   work, finished or not: the reference accounts for what was served); without hints, from
+//!   its asks, `(work already granted + pending asks' dominant share) × default task seconds`.
 //!   The [`AppPolicy::on_app_updated`] hook is where a new estimate enters.
 //! - Capacity `R` of a queue's reference: the dominant share the queue currently uses,
 //!   refreshed every heartbeat, so the reference shares what the queue really gets (no usage,
@@ -104,9 +106,13 @@ impl AppPolicy for Uwfq {
         let app = state.app(slot);
         let (key, qi, now) = (app.key, app.queue, secs(state.now_ms));
         let pending = self.pending_work(state, slot);
+        let hinted = app.hints.as_ref().map(|h| {
+            let stages = h.dag.stages().iter();
+            stages.map(|s| s.tasks as f64 * s.demand.dominant_share(&state.capacity) * s.duration_ms as f64 / 1000.0).sum::<f64>()
+        });
         let q = self.queue(qi);
         let Some(entry) = q.apps.get_mut(&key) else { return };
-        let work = entry.0 + pending;
+        let work = hinted.unwrap_or(entry.0 + pending);
         if work != entry.1 {
             entry.1 = work;
             if let Err(e) = q.clock.update_work(now, key, work) {

@@ -77,6 +77,7 @@ final class TidalRestServer {
   private final boolean simpleAuth;
   private final boolean aclsEnabled;
   private final AccessControlList adminAcl;
+  private final AmRmTokenVerifier tokens;
   private HttpServer server;
   private ExecutorService executor;
 
@@ -90,6 +91,7 @@ final class TidalRestServer {
         YarnConfiguration.DEFAULT_YARN_ACL_ENABLE);
     this.adminAcl = new AccessControlList(conf.get(YarnConfiguration.YARN_ADMIN_ACL,
         YarnConfiguration.DEFAULT_YARN_ADMIN_ACL));
+    this.tokens = new AmRmTokenVerifier(scheduler);
   }
 
   void start() throws IOException {
@@ -235,6 +237,12 @@ final class TidalRestServer {
         throw notAllowed(request, "GET, DELETE");
       }
     }
+    if (p.size() == 3 && p.get(0).equals("apps") && p.get(2).equals("hints")) {
+      if (request.method.equals("PUT")) {
+        return setHints(request, p.get(1));
+      }
+      throw notAllowed(request, "PUT");
+    }
     throw new RestException(404, "no such resource: " + request.exchange.getRequestURI()
         .getRawPath());
   }
@@ -376,6 +384,35 @@ final class TidalRestServer {
    */
   boolean isAdmin(String user) {
     return aclsEnabled && adminAcl.isUserAllowed(UserGroupInformation.createRemoteUser(user));
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Hints
+
+  private Reply setHints(Request request, String app) throws RestException, IOException {
+    ApplicationId appId;
+    try {
+      appId = ConverterUtils.toApplicationId(app);
+    } catch (RuntimeException e) {
+      throw new RestException(400, "'" + app + "' is not an application id");
+    }
+    ApplicationAttemptId attempt =
+        tokens.authenticate(request.exchange.getRequestHeaders().getFirst(TOKEN_HEADER));
+    request.caller = attempt.toString();
+    tokens.authorize(attempt, appId);
+    requireContentType(request, "application/json");
+    String json = body(request.exchange, MAX_HINTS_BODY_BYTES);
+    String reply;
+    try {
+      reply = scheduler.setHints(attempt, json);
+    } catch (TidalPanicException e) {
+      throw e;
+    } catch (TidalException e) {
+      String message = e.getMessage() == null ? "refused" : e.getMessage();
+      // The attempt may have finished between the token check and the call.
+      throw new RestException(message.startsWith("unknown application") ? 409 : 400, message);
+    }
+    return new Reply(200, reply, "hints accepted");
   }
 
   // ---------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.SecretManager.InvalidToken;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
@@ -40,6 +41,7 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.proto.YarnServiceProtos.SchedulerResourceTypes;
+import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
@@ -958,6 +960,40 @@ public class TidalScheduler extends FifoScheduler {
     TidalNative.unregisterQueue(handle, queue, user, admin);
     LOG.info("User " + user + (admin ? " (administrator)" : "") + " unregistered queue "
         + queue);
+  }
+
+  /**
+   * The expected password of an AMRM token, from the RM's own secret manager. Throws
+   * InvalidToken for attempts it no longer knows (finished) and for unknown master keys.
+   */
+  byte[] amRmTokenPassword(AMRMTokenIdentifier identifier) throws InvalidToken {
+    return rmContext.getAMRMTokenSecretManager().retrievePassword(identifier);
+  }
+
+  /**
+   * Passes an ApplicationMaster's hints to the core for its attempt, which the caller has
+   * authenticated. Returns the core's reply JSON; a refused document leaves the app scheduled
+   * as before and surfaces as a TidalException with the core's message.
+   */
+  String setHints(ApplicationAttemptId attemptId, String hintsJson) {
+    Long key = attemptKeys.get(attemptId);
+    if (key == null) {
+      throw new TidalException("unknown application attempt " + attemptId
+          + ": it is not scheduled (finished, or not yet added)");
+    }
+    String reply;
+    try {
+      reply = TidalNative.setHints(handle, key, hintsJson);
+    } catch (TidalPanicException e) {
+      throw e;
+    } catch (TidalException e) {
+      // The core names the app by its internal key; the AM knows its application id.
+      String message = String.valueOf(e.getMessage()).replace("application " + key + ":",
+          attemptId.getApplicationId() + ":");
+      throw new TidalException(message);
+    }
+    LOG.debug("Hints of " + attemptId + " accepted: " + reply);
+    return reply;
   }
 
   // ---------------------------------------------------------------------------------------

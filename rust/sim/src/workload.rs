@@ -198,6 +198,11 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                             }
                         }
                     }
+                    // A job scaled to the whole cluster must not declare a rate a rounding step
+                    // above capacity, which would fail the resource condition by one unit.
+                    for (b, c) in burst.iter_mut().zip(capacity.0.iter()) {
+                        *b = b.min((*c as f64 * on_period_s).floor());
+                    }
                 }
                 for (k, mut tpl) in drawn.into_iter().enumerate() {
                     perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);

@@ -15,8 +15,9 @@
 //! gets pending asks, at most once per period (demand arriving earlier waits in tier 3 until the
 //! period has passed since the previous burst started). It ends when its consumption (the
 //! integral of the queue's usage, in resource-seconds) reaches the declared demand in every
-//! resource it declared, or when the queue has nothing running or pending. It met its deadline
-//! if it ended before `start + deadline`.
+//! resource it declared, or when the queue's apps have all finished (not merely when nothing is
+//! running or pending: a DAG app has neither for a moment at each stage barrier). It met its
+//! deadline if it ended before `start + deadline`.
 //!
 //! Admission needs the cluster capacity, which an RM only learns as NodeManagers register. Until
 //! the first heartbeat with capacity, queues are provisionally Elastic; admission then runs for
@@ -215,7 +216,9 @@ impl Bopf {
                 for k in 0..DIMS {
                     burst.consumed[k] += queue.usage.0[k] as f64 * dt;
                 }
-                let idle = queue.pending_containers == 0 && queue.running_containers == 0;
+                // "Its apps finished", not "nothing running or pending": a DAG app between two
+                // stages has neither for a moment, and its burst must not end there.
+                let idle = queue.apps.is_empty();
                 if burst.demand_met() || idle {
                     let on_time = now <= deadline_at_ms;
                     burst.met_deadline += on_time as u64;

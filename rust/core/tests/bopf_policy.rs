@@ -341,3 +341,23 @@ fn shipped_bopf_example_admits_as_documented() {
     assert_eq!(class(&s, "root.alerts"), AdmissionClass::Soft);
     assert_eq!(class(&s, "root.etl"), AdmissionClass::Elastic);
 }
+
+/// At a DAG barrier an LQ app has nothing running or pending for a moment; its burst goes on
+/// until the demand is consumed or the app leaves.
+#[test]
+fn a_burst_survives_a_stage_barrier_and_ends_with_its_apps() {
+    let mut s = scheduler("bopf", &format!("<queue name=\"tq\"/>{}", lq("lq", 100, 50, 1000)));
+    add_nodes(&mut s, 1);
+    s.add_app(2, "lq", "v").unwrap();
+    s.update_asks(2, &[any_ask(2)], &[], &[]).unwrap();
+    let mut out = Vec::new();
+    s.node_heartbeat(0, 1_000, &[], &mut out, 100).unwrap();
+    let stage1: Vec<u64> = out.iter().map(|d| d.allocation_id).collect();
+    let phase = |s: &Scheduler| SchedulerStatus::of(s).queues.into_iter().find(|q| q.name == "root.lq").unwrap().burst.unwrap().phase;
+    // Stage 1 finishes; stage 2 has not asked yet.
+    s.node_heartbeat(0, 2_000, &stage1, &mut Vec::new(), 100).unwrap();
+    assert_eq!(phase(&s), "on");
+    s.remove_app(2).unwrap();
+    s.node_heartbeat(0, 3_000, &[], &mut Vec::new(), 100).unwrap();
+    assert_eq!(phase(&s), "idle");
+}

@@ -121,9 +121,9 @@ public final class MiniClusterHarness implements AutoCloseable {
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, HarnessSettings.NM_VCORES);
     // Faster node heartbeats mean faster reassignment of freed containers.
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 500);
-    // JDK 17 reserves far more virtual memory than Java 8 (class space, code
-    // cache), so the NodeManager's default 2.1x virtual-memory check would kill
-    // every container; MiniYARNCluster also switches the physical check off.
+    // A JDK 17 JVM with -Xmx200m reserves ~2.4 GB of address space, over the
+    // 2.1 x 512 MB the virtual-memory check allows; MiniYARNCluster already
+    // turns it off by default, this keeps it off if that default changes.
     conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
     // A nearly full build disk must not turn the NodeManagers unhealthy.
     conf.setFloat(YarnConfiguration.NM_MAX_PER_DISK_UTILIZATION_PERCENTAGE, 99.5f);
@@ -172,7 +172,7 @@ public final class MiniClusterHarness implements AutoCloseable {
     return scheduler;
   }
 
-  /** Client configuration pointing at this cluster's RM and JobHistoryServer. */
+  /** Client configuration pointing at this cluster's RM. */
   public Configuration clientConf() {
     return new Configuration(cluster.getConfig());
   }

@@ -46,9 +46,7 @@ use crate::request::{AskTable, Priority};
 use crate::resource::{ResourceKind, Resources};
 use crate::state::AppKey;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::collections::{BTreeMap, HashMap};
 
 /// The schema version this core reads.
 pub const HINTS_VERSION: u32 = 1;
@@ -140,44 +138,6 @@ impl HintsReply {
     }
 }
 
-static GENERATION: AtomicU64 = AtomicU64::new(0);
-
-/// Recent changes as (generation, app key), so a policy can look at just the apps that changed.
-static CHANGES: Mutex<VecDeque<(u64, AppKey)>> = Mutex::new(VecDeque::new());
-/// Changes kept; a policy further behind rescans every app.
-const CHANGES_KEPT: usize = 4096;
-
-/// Increases whenever any app's hints change, so policies can skip rescanning apps when
-/// nothing changed. Shared by all scheduler instances in the process (a spurious rescan is
-/// harmless).
-pub fn generation() -> u64 {
-    GENERATION.load(Ordering::Acquire)
-}
-
-/// Records a change of app `app`'s hints (also used when an app with hints leaves).
-pub fn bump_generation(app: AppKey) -> u64 {
-    let mut changes = CHANGES.lock().unwrap_or_else(|e| e.into_inner());
-    let g = GENERATION.fetch_add(1, Ordering::AcqRel) + 1;
-    if changes.len() == CHANGES_KEPT {
-        changes.pop_front();
-    }
-    changes.push_back((g, app));
-    g
-}
-
-/// Appends to `out` the keys of apps whose hints changed after generation `since`. Returns
-/// false when the record no longer reaches back that far: the caller must rescan every app.
-/// Keys may belong to another scheduler instance in the process; callers check revisions.
-pub fn changed_since(since: u64, out: &mut Vec<AppKey>) -> bool {
-    let changes = CHANGES.lock().unwrap_or_else(|e| e.into_inner());
-    if changes.front().is_some_and(|&(g, _)| g > since + 1) {
-        return false;
-    }
-    let start = changes.partition_point(|&(g, _)| g <= since);
-    out.extend(changes.range(start..).map(|&(_, k)| k));
-    true
-}
-
 fn bad(app: AppKey, field: &str, reason: impl std::fmt::Display) -> CoreError {
     CoreError::InvalidInput(format!("hints for application {app}: field {field}: {reason}"))
 }
@@ -246,7 +206,8 @@ pub fn apply(app: AppKey, json: &str, previous: Option<&AppHints>, asks: &AskTab
         check_priorities(app, &by_priority, asks)?;
     }
     let advisories = advisories(&dag, asks);
-    let revision = bump_generation(app);
+    // Revisions count per app: policies compare them to notice changed hints.
+    let revision = previous.map_or(1, |p| p.revision + 1);
     let hints = AppHints { revision, dag_revision: dag_revision.unwrap_or(revision), dag, by_priority };
     let reply = HintsReply {
         version: HINTS_VERSION,

@@ -363,10 +363,6 @@ impl Scheduler {
         }
         self.app_policy.on_app_removed(&self.state, slot);
         let app = self.state.take_app(slot);
-        if app.hints.is_some() {
-            // The app's hints leave with it; policies that cache plans notice the change.
-            crate::hints::bump_generation(key);
-        }
         let q = &mut self.state.queues[app.queue];
         q.pending_containers -= app.asks.pending_containers();
         q.pending_resources -= app.asks.pending_resources();

@@ -65,7 +65,7 @@ fn uwfq(jobs: &[Job], weights: &[f64], r: f64) -> Vec<f64> {
     let mut clock = UwfqClock::new(r, 0.0).unwrap();
     let mut finish = vec![f64::NAN; jobs.len()];
     let (mut t, mut next) = (0.0f64, 0usize);
-    let mut feed = |clock: &mut UwfqClock, upto: f64, next: &mut usize| {
+    let feed = |clock: &mut UwfqClock, upto: f64, next: &mut usize| {
         while *next < by_arrival.len() && jobs[by_arrival[*next]].arrival <= upto {
             let i = by_arrival[*next];
             let j = &jobs[i];

@@ -35,7 +35,7 @@ use super::{AppPolicy, NodeOffer};
 use crate::dag::pack::{self, Plan};
 use crate::dag::share::drf_shares;
 use crate::dag::StageIdx;
-use crate::hints::{self, AppHints};
+use crate::hints::AppHints;
 use crate::request::Placement;
 use crate::resource::Resources;
 use crate::state::{App, AppKey, AppSlot, ClusterState, QueueIdx};
@@ -140,7 +140,8 @@ pub struct Carbyne {
     jobs: Vec<Option<Job>>,
     queues: Vec<QueueJobs>,
     seen: Option<Seen>,
-    hints_generation: u64,
+    /// Apps whose hints or asks changed since the last heartbeat.
+    updated: Vec<AppSlot>,
     shares_at_ms: i64,
     replan: VecDeque<AppSlot>,
     /// (next due time, slot, app seq) of altruistic jobs not in their queue's must list.
@@ -148,7 +149,6 @@ pub struct Carbyne {
     now: i64,
     capacity: Resources,
     heartbeat: u64,
-    scratch_keys: Vec<AppKey>,
 }
 
 /// The queue's part of the cluster: its weight over the weights of queues with demand, as the
@@ -217,14 +217,13 @@ impl Carbyne {
             jobs: Vec::new(),
             queues: Vec::new(),
             seen: None,
-            hints_generation: u64::MAX,
+            updated: Vec::new(),
             shares_at_ms: i64::MIN,
             replan: VecDeque::new(),
             due: BinaryHeap::new(),
             now: 0,
             capacity: Resources::ZERO,
             heartbeat: 0,
-            scratch_keys: Vec::new(),
         }
     }
 
@@ -244,27 +243,23 @@ impl Carbyne {
 
     /// Brings the job table in line with the state's apps and their hints: every slot, or only
     /// the apps whose hints changed when no app came or went.
-    fn sync(&mut self, state: &ClusterState, membership_changed: bool, since: u64) {
+    fn sync(&mut self, state: &ClusterState, membership_changed: bool) {
         if self.jobs.len() < state.apps.len() {
             self.jobs.resize_with(state.apps.len(), || None);
         }
-        let mut keys = std::mem::take(&mut self.scratch_keys);
-        keys.clear();
-        if !membership_changed && hints::changed_since(since, &mut keys) {
-            for key in &keys {
-                if let Some(&slot) = state.app_index.get(key) {
-                    self.sync_slot(state, slot);
-                }
-            }
-        } else {
+        let updated = std::mem::take(&mut self.updated);
+        if membership_changed {
             for slot in 0..self.jobs.len() {
                 self.sync_slot(state, slot);
             }
-        }
-        self.scratch_keys = keys;
-        if membership_changed {
             self.rebuild_queues(state);
+        } else {
+            for &slot in &updated {
+                self.sync_slot(state, slot);
+            }
         }
+        self.updated = updated;
+        self.updated.clear();
     }
 
     fn sync_slot(&mut self, state: &ClusterState, slot: AppSlot) {
@@ -580,12 +575,9 @@ impl AppPolicy for Carbyne {
             queues: state.queues.len(),
         };
         let membership = self.seen != Some(seen);
-        let generation = hints::generation();
-        if membership || generation != self.hints_generation {
-            let since = self.hints_generation;
+        if membership || !self.updated.is_empty() {
             self.seen = Some(seen);
-            self.hints_generation = generation;
-            self.sync(state, membership || since == u64::MAX, since);
+            self.sync(state, membership);
         }
         if membership || now_ms - self.shares_at_ms >= SHARE_REFRESH_MS {
             self.refresh_shares(state);
@@ -605,6 +597,10 @@ impl AppPolicy for Carbyne {
                 qj.must.push(slot);
             }
         }
+    }
+
+    fn on_app_updated(&mut self, _state: &ClusterState, slot: AppSlot) {
+        self.updated.push(slot);
     }
 
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {

@@ -5,7 +5,6 @@
 //! submission order. An unhinted app waiting for its ApplicationMaster goes first, as in FIFO.
 
 use super::{AppPolicy, NodeOffer};
-use crate::hints;
 use crate::request::Placement;
 use crate::state::{AppSlot, ClusterState, QueueIdx};
 
@@ -13,8 +12,10 @@ use crate::state::{AppSlot, ClusterState, QueueIdx};
 pub struct Sjf {
     /// Per queue, apps in SJF order.
     order: Vec<Vec<AppSlot>>,
-    /// What the order was computed from: app sequence counter, app count, hints generation.
-    seen: Option<(u64, usize, u64, usize)>,
+    /// What the order was computed from: app sequence counter, app count, queue count.
+    seen: Option<(u64, usize, usize)>,
+    /// A hinted app reported new hints or asks since the last heartbeat.
+    hints_changed: bool,
 }
 
 impl Sjf {
@@ -44,11 +45,15 @@ impl AppPolicy for Sjf {
     }
 
     fn begin_heartbeat(&mut self, state: &ClusterState, _now_ms: i64) {
-        let seen = (state.next_app_seq, state.app_count(), hints::generation(), state.queues.len());
-        if self.seen != Some(seen) {
+        let seen = (state.next_app_seq, state.app_count(), state.queues.len());
+        if self.seen != Some(seen) || std::mem::take(&mut self.hints_changed) {
             self.seen = Some(seen);
             self.rebuild(state);
         }
+    }
+
+    fn on_app_updated(&mut self, state: &ClusterState, slot: AppSlot) {
+        self.hints_changed |= state.app(slot).hints.is_some();
     }
 
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {

@@ -17,7 +17,6 @@
 use super::carbyne::{job_cap, queue_entitlements, SHARE_REFRESH_MS};
 use super::{AppPolicy, NodeOffer};
 use crate::dag::share::drf_shares;
-use crate::hints;
 use crate::request::Placement;
 use crate::state::{App, AppSlot, ClusterState, QueueIdx};
 
@@ -30,7 +29,9 @@ pub struct Tetris {
     work: Vec<Option<(u64, u64, f64)>>,
     /// Per app slot: (app seq, DRF fair dominant share).
     fair: Vec<Option<(u64, f64)>>,
-    seen: Option<(u64, usize, u64)>,
+    seen: Option<(u64, usize)>,
+    /// A hinted app reported new hints or asks since the last heartbeat.
+    hints_changed: bool,
     fair_at_ms: i64,
     scratch: Vec<(f64, AppSlot)>,
 }
@@ -42,6 +43,7 @@ impl Tetris {
             work: Vec::new(),
             fair: Vec::new(),
             seen: None,
+            hints_changed: false,
             fair_at_ms: i64::MIN,
             scratch: Vec::new(),
         }
@@ -61,8 +63,8 @@ impl AppPolicy for Tetris {
     }
 
     fn begin_heartbeat(&mut self, state: &ClusterState, now_ms: i64) {
-        let seen = (state.next_app_seq, state.app_count(), hints::generation());
-        let changed = self.seen != Some(seen);
+        let seen = (state.next_app_seq, state.app_count());
+        let changed = self.seen != Some(seen) || std::mem::take(&mut self.hints_changed);
         if changed {
             self.seen = Some(seen);
             self.work.resize(state.apps.len(), None);
@@ -88,6 +90,10 @@ impl AppPolicy for Tetris {
                 }
             }
         }
+    }
+
+    fn on_app_updated(&mut self, state: &ClusterState, slot: AppSlot) {
+        self.hints_changed |= state.app(slot).hints.is_some();
     }
 
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {

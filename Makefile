@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps native jar build test test-rust test-java test-it demo bench bench-rust bench-jni clean
+.PHONY: all deps native jar build test test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-sim clean
 
 all: build
 
@@ -38,13 +38,23 @@ test-java: native
 test-it: jar
 	$(MVN) -f it-tests/pom.xml $(MVN_NATIVE) verify
 
-demo: jar
+demo: demo-yarn demo-sim
+
+# The embedded YARN mini-cluster under Tidal and under FairScheduler, side by side.
+demo-yarn: jar
 	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) -DskipTests test-compile exec:java
 
-bench: bench-rust bench-jni
+# A paper check on the simulator with generated workloads (no external data needed).
+demo-sim: deps
+	$(CARGO) run --release -q -p tidal-sim -- experiment bopf-table4 --scale small --out target/sim-demo
+
+bench: bench-rust bench-jni bench-sim
 
 bench-rust: deps
 	$(CARGO) bench -p tidal-core
+
+bench-sim: deps
+	$(CARGO) run --release -q -p tidal-sim -- bench all
 
 bench-jni: native
 	$(MVN) -f java/pom.xml $(MVN_NATIVE) -Pbench verify

@@ -16,6 +16,8 @@ public enum SchedulerUnderTest {
     @Override
     void configure(Configuration conf) {
       conf.set("tidal.allocation.file", resourcePath("tidal-two-queues.xml"));
+      // Tidal's own REST endpoint defaults to a fixed port on all interfaces.
+      conf.set("tidal.rest.address", "127.0.0.1:0");
     }
   },
 

@@ -8,7 +8,7 @@
 //! ```xml
 //! <tidal>
 //!   <policy>bopf</policy>                      <!-- drf | strict-priority | n-bopf | bopf -->
-//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo | uwfq | carbyne | tetris | sjf -->
+//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo | uwfq | job-fair | ujf | carbyne | tetris | sjf -->
 //!   <altruism-probability>1</altruism-probability>  <!-- carbyne only, in [0, 1], default 1 -->
 //!   <fairness-knob>0</fairness-knob>           <!-- tetris only, in [0, 1), default 0 -->
 //!   <n-min>3</n-min>                           <!-- BoPF's N_min, default 1 -->
@@ -25,6 +25,32 @@
 //! </tidal>
 //! ```
 //!
+//! Speculative slot reservation ([`crate::reservation`]) is off unless the file enables it, for
+//! every queue at the top level or for one queue inside its `<queue>` (a queue's element
+//! replaces the top-level one for that queue):
+//!
+//! ```xml
+//! <slot-reservation isolation-probability="0.4" threshold="0.5" prior-shape="1.6" min-samples="2"/>
+//! ```
+//!
+//! Every attribute is optional (defaults as shown). `isolation-probability` is P in [0, 1]
+//! (Eq. 2; 1 holds slots until the next stage takes them), `threshold` is the pre-reservation
+//! threshold R in (0, 1], `prior-shape` the Pareto shape (> 1) assumed until `min-samples`
+//! (>= 1) tasks of a stage finished. Only apps that sent DAG hints reserve; others in such a
+//! queue are scheduled as usual.
+//!
+//! Reservation priority: a slot held for an app carries the *tier* of the app's queue, i.e.
+//! [`crate::policy::QueueKey::tier`] as the queue policy computed it when the slot was held
+//! (a lower tier is a higher priority: strict-priority puts LQs in tier 0 and TQs in tier 1,
+//! BoPF ranks bursting Hard and Soft LQs before the rest; DRF puts every queue in tier 0). Only
+//! a queue whose tier is strictly lower may place containers on the held resources, which
+//! cancels the hold; everyone else, including other apps of the same queue, sees the node
+//! without them.
+//!
+//! `<uwfq-target-task-sec>30</uwfq-target-task-sec>` (positive seconds, off by default) makes
+//! the hints reply advise, for each stage, into how many tasks to split its estimated runtime
+//! (runtime partitioning, [`crate::uwfq::partition_count`]).
+//!
 //! Instead of `<burst-demand>`, an LQ whose burst size varies gives
 //! `<burst-demand-distribution alpha="0.95" correlation="independent">` with one element per
 //! resource holding `<normal mean=".." std=".."/>` or `<samples>v1 v2 ..</samples>`; the
@@ -33,6 +59,7 @@
 use crate::bopf::admission::{BurstSpec, LqSpec, QueueSpec, TqSpec, DEFAULT_CYCLES};
 use crate::bopf::alpha::{AlphaSpec, BurstDistribution, Correlation, ResourceDistribution};
 use crate::error::{CoreError, Result};
+use crate::reservation::ReservationSettings;
 use crate::resource::{ResourceKind, Resources};
 use serde::Serialize;
 
@@ -90,16 +117,23 @@ pub enum AppPolicyKind {
     Sjf,
     /// User weighted fair queuing: by finish time under user-job fair sharing.
     Uwfq,
+    /// Equal share per job: the job with the smallest dominant usage first.
+    JobFair,
+    /// User-job fair: the user with the smallest dominant usage first, then that user's job
+    /// with the smallest usage.
+    Ujf,
 }
 
 impl AppPolicyKind {
     /// Every policy with its default knobs.
-    pub const ALL: [AppPolicyKind; 5] = [
+    pub const ALL: [AppPolicyKind; 7] = [
         AppPolicyKind::Fifo,
         AppPolicyKind::Carbyne { altruism_probability: 1.0 },
         AppPolicyKind::Tetris { fairness_knob: 0.0 },
         AppPolicyKind::Sjf,
         AppPolicyKind::Uwfq,
+        AppPolicyKind::JobFair,
+        AppPolicyKind::Ujf,
     ];
 
     /// The policy of that name with default knobs.
@@ -115,6 +149,8 @@ impl AppPolicyKind {
             AppPolicyKind::Tetris { .. } => "tetris",
             AppPolicyKind::Sjf => "sjf",
             AppPolicyKind::Uwfq => "uwfq",
+            AppPolicyKind::JobFair => "job-fair",
+            AppPolicyKind::Ujf => "ujf",
         }
     }
 }
@@ -148,12 +184,20 @@ pub struct QueueConfig {
     pub kind: QueueKind,
     /// The user allowed to change this queue at run time (besides administrators).
     pub owner: Option<String>,
+    /// Slot reservation for this queue's apps; replaces the file-wide setting.
+    pub slot_reservation: Option<ReservationSettings>,
 }
 
 impl QueueConfig {
     /// A throughput queue with a weight, the common case.
     pub fn throughput(name: &str, weight: f64) -> QueueConfig {
-        QueueConfig { name: full_queue_name(name), weight, kind: QueueKind::Throughput, owner: None }
+        QueueConfig {
+            name: full_queue_name(name),
+            weight,
+            kind: QueueKind::Throughput,
+            owner: None,
+            slot_reservation: None,
+        }
     }
 
     pub fn is_latency_sensitive(&self) -> bool {
@@ -185,6 +229,15 @@ pub struct QueueFile {
     pub queues: Vec<QueueConfig>,
     /// User weights and knobs of the UWFQ app policy (`<uwfq-*>` elements).
     pub uwfq: crate::uwfq::UwfqSettings,
+    /// Slot reservation for every queue without its own `<slot-reservation>`.
+    pub slot_reservation: Option<ReservationSettings>,
+}
+
+impl QueueFile {
+    /// The slot reservation settings that apply to `queue`, if reservation is on for it.
+    pub fn slot_reservation_for(&self, queue: &QueueConfig) -> Option<ReservationSettings> {
+        queue.slot_reservation.or(self.slot_reservation)
+    }
 }
 
 /// Numeric settings that come from the RM's own configuration.
@@ -275,6 +328,7 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     let mut fairness: Option<(f64, u32)> = None;
     let mut queues: Vec<QueueConfig> = Vec::new();
     let mut uwfq = crate::uwfq::UwfqSettings::default();
+    let mut slot_reservation = None;
     for child in root.children().filter(|n| n.is_element()) {
         let line = line_of(&doc, child);
         let text = child.text().unwrap_or("").trim();
@@ -303,7 +357,10 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
                 })?;
             }
             "queue" => queues.push(parse_queue(&doc, child)?),
-            "uwfq-user-weight" | "uwfq-grace-period-sec" | "uwfq-default-task-sec" => parse_uwfq(child, line, &mut uwfq)?,
+            "uwfq-user-weight" | "uwfq-grace-period-sec" | "uwfq-default-task-sec" | "uwfq-target-task-sec" => {
+                parse_uwfq(child, line, &mut uwfq)?
+            }
+            "slot-reservation" => slot_reservation = Some(parse_slot_reservation(child, line, "<tidal>")?),
             "altruism-probability" => {
                 let p = text.parse::<f64>().ok().filter(|p| (0.0..=1.0).contains(p)).ok_or_else(|| {
                     CoreError::Config(format!("line {line}: altruism-probability '{text}' is not a number in [0, 1]"))
@@ -319,7 +376,7 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
             other => {
                 return Err(CoreError::Config(format!(
                     "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <app-policy>, <n-min>, <queue>, \
-                     <altruism-probability>, <fairness-knob> or <uwfq-*>)"
+                     <altruism-probability>, <fairness-knob>, <slot-reservation> or <uwfq-*>)"
                 )))
             }
         }
@@ -352,7 +409,35 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
         return Err(CoreError::Config(format!("queue '{}' is declared twice", w[0])));
     }
     uwfq.validate().map_err(|e| CoreError::Config(e.to_string()))?;
-    Ok(QueueFile { policy, app_policy, n_min, queues, uwfq })
+    Ok(QueueFile { policy, app_policy, n_min, queues, uwfq, slot_reservation })
+}
+
+/// `<slot-reservation isolation-probability=".." threshold=".." prior-shape=".." min-samples=".."/>`.
+fn parse_slot_reservation(node: roxmltree::Node, line: u32, scope: &str) -> Result<ReservationSettings> {
+    let mut s = ReservationSettings::default();
+    let bad = |what: String| CoreError::Config(format!("line {line}: {scope} <slot-reservation>: {what}"));
+    for attr in node.attributes() {
+        let v = attr.value().trim();
+        let number = || v.parse::<f64>().map_err(|_| bad(format!("{} '{v}' is not a number", attr.name())));
+        match attr.name() {
+            "isolation-probability" => s.isolation_probability = number()?,
+            "threshold" => s.prereserve_threshold = number()?,
+            "prior-shape" => s.prior_shape = number()?,
+            "min-samples" => {
+                s.min_samples = v.parse::<u32>().map_err(|_| bad(format!("min-samples '{v}' is not a whole number")))?
+            }
+            other => {
+                return Err(bad(format!(
+                    "unknown attribute '{other}' (expected isolation-probability, threshold, prior-shape or min-samples)"
+                )))
+            }
+        }
+    }
+    if node.children().any(|n| n.is_element()) {
+        return Err(bad("takes attributes only, no child elements".into()));
+    }
+    s.validate().map_err(|e| bad(e.to_string()))?;
+    Ok(s)
 }
 
 /// One `<uwfq-*>` element: `<uwfq-user-weight user="alice">2</uwfq-user-weight>`,
@@ -376,6 +461,7 @@ fn parse_uwfq(node: roxmltree::Node, line: u32, out: &mut crate::uwfq::UwfqSetti
             out.user_weights.push((user.to_string(), number));
         }
         "uwfq-grace-period-sec" => out.grace_period_sec = number,
+        "uwfq-target-task-sec" => out.target_task_sec = Some(number),
         _ => out.default_task_sec = number,
     }
     out.validate().map_err(|e| CoreError::Config(format!("line {line}: {e}")))
@@ -498,6 +584,7 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
     let (mut period, mut deadline, mut first, mut cycles) = (None, None, 0u64, DEFAULT_CYCLES);
     let mut demand = None;
     let mut alpha = None;
+    let mut slot_reservation = None;
     let bad = |line: u32, field: &str, text: &str, expected: &str| {
         CoreError::Config(format!("line {line}: queue '{name}' field {field}: '{text}' is not {expected}"))
     };
@@ -530,11 +617,12 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
             }
             "burst-demand" => demand = Some(parse_resources(doc, child, &name, tag)?),
             "burst-demand-distribution" => alpha = Some(parse_distribution(doc, child, &name)?),
+            "slot-reservation" => slot_reservation = Some(parse_slot_reservation(child, cline, &format!("queue '{name}'"))?),
             other => {
                 return Err(CoreError::Config(format!(
                     "line {cline}: queue '{name}': unknown element <{other}> (expected <weight>, <type>, \
-                     <owner>, <period-sec>, <deadline-sec>, <first-burst-sec>, <cycles>, <burst-demand> \
-                     or <burst-demand-distribution>)"
+                     <owner>, <period-sec>, <deadline-sec>, <first-burst-sec>, <cycles>, <burst-demand>, \
+                     <burst-demand-distribution> or <slot-reservation>)"
                 )))
             }
         }
@@ -568,7 +656,7 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
         }
         QueueKind::Throughput
     };
-    Ok(QueueConfig { name, weight, kind, owner })
+    Ok(QueueConfig { name, weight, kind, owner, slot_reservation })
 }
 
 #[cfg(test)]
@@ -630,6 +718,32 @@ mod tests {
         assert!(f("<app-policy>carbyne</app-policy><fairness-knob>0.5</fairness-knob>").is_err());
         assert!(f("<app-policy>carbyne</app-policy><altruism-probability>1.5</altruism-probability>").is_err());
         assert!(f("<app-policy>tetris</app-policy><fairness-knob>1</fairness-knob>").is_err());
+    }
+
+    #[test]
+    fn slot_reservation_file_wide_and_per_queue() {
+        let f = parse_queue_file(
+            r#"<tidal><slot-reservation isolation-probability="0.7"/>
+                 <queue name="a"/>
+                 <queue name="b"><slot-reservation threshold="0.25" min-samples="3"/></queue></tidal>"#,
+        )
+        .unwrap();
+        let a = f.slot_reservation_for(&f.queues[0]).unwrap();
+        assert_eq!((a.isolation_probability, a.prereserve_threshold), (0.7, 0.5));
+        let b = f.slot_reservation_for(&f.queues[1]).unwrap();
+        assert_eq!((b.isolation_probability, b.prereserve_threshold, b.min_samples), (0.4, 0.25, 3));
+        let off = parse_queue_file("<tidal><queue name=\"a\"/></tidal>").unwrap();
+        assert_eq!(off.slot_reservation_for(&off.queues[0]), None);
+        let e = |body: &str| parse_queue_file(&format!("<tidal>{body}<queue name=\"a\"/></tidal>")).unwrap_err().to_string();
+        assert!(e(r#"<slot-reservation isolation-probability="1.5"/>"#).contains("isolation-probability"));
+        assert!(e(r#"<slot-reservation threshold="0"/>"#).contains("prereserve-threshold"));
+        assert!(e(r#"<slot-reservation prior-shape="1"/>"#).contains("prior-shape"));
+        assert!(e(r#"<slot-reservation probability="0.5"/>"#).contains("unknown attribute 'probability'"));
+        assert!(e(r#"<slot-reservation isolation-probability="x"/>"#).contains("not a number"));
+        let q = parse_queue_file(r#"<tidal><queue name="a"><slot-reservation isolation-probability="-1"/></queue></tidal>"#);
+        assert!(q.unwrap_err().to_string().contains("queue 'root.a'"));
+        assert_eq!(parse_queue_file("<tidal><uwfq-target-task-sec>30</uwfq-target-task-sec><queue name=\"a\"/></tidal>").unwrap().uwfq.target_task_sec, Some(30.0));
+        assert!(e("<uwfq-target-task-sec>0</uwfq-target-task-sec>").contains("target"));
     }
 
     #[test]

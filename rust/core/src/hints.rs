@@ -130,6 +130,35 @@ pub struct HintsReply {
     pub pending_tasks: u64,
     /// Non-fatal observations, e.g. a runnable stage whose priorities the app does not request.
     pub advisories: Vec<String>,
+    /// Straggler mitigation (slot reservation queues): running containers that may get a copy
+    /// on one of the app's idle reserved slots. A copy is an ordinary ask at `priority`; the
+    /// scheduler places it on a held slot first. The AM keeps whichever finishes first.
+    pub stragglers: Vec<StragglerAdvice>,
+    /// Runtime partitioning (`<uwfq-target-task-sec>`): stages not started yet, with the task
+    /// count that makes each task run about the target runtime.
+    pub partitions: Vec<PartitionAdvice>,
+}
+
+/// Containers of one stage that may run a copy.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StragglerAdvice {
+    pub stage: String,
+    /// The priority to ask for a copy at (the stage's first hinted priority).
+    pub priority: Option<Priority>,
+    /// Reserved slots of the stage that are idle.
+    pub idle_slots: usize,
+    /// Allocation ids (YARN container numbers) of the running containers to copy.
+    pub containers: Vec<u64>,
+}
+
+/// How many tasks to split a stage into.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PartitionAdvice {
+    pub stage: String,
+    /// Tasks the hints give now.
+    pub tasks: u32,
+    /// `ceil(tasks × duration / target)`, at least 1.
+    pub advised_tasks: u32,
 }
 
 impl HintsReply {
@@ -216,6 +245,8 @@ pub fn apply(app: AppKey, json: &str, previous: Option<&AppHints>, asks: &AskTab
         stages: hints.dag.len(),
         pending_tasks: hints.dag.pending_tasks(),
         advisories,
+        stragglers: Vec::new(),
+        partitions: Vec::new(),
     };
     Ok((hints, reply))
 }

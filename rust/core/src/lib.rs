@@ -11,6 +11,7 @@ pub mod config;
 pub mod dag;
 pub mod error;
 pub mod hints;
+pub mod holds;
 pub mod policy;
 pub mod request;
 pub mod reservation;

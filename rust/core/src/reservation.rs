@@ -439,4 +439,28 @@ impl StageReservation {
     pub fn release_all(&mut self) -> Vec<Slot> {
         std::mem::take(&mut self.idle)
     }
+
+    /// Task `task` ended without finishing (its node or container was lost): it leaves the
+    /// running set without a duration, so it neither skews the fit nor waits for a copy.
+    /// Returns whether it was running.
+    pub fn task_lost(&mut self, task: TaskId) -> bool {
+        self.running.remove(&task).is_some()
+    }
+
+    /// Forgets one idle held slot equal to `slot` (it expired or was overridden by a higher
+    /// priority); returns whether there was one.
+    pub fn drop_slot(&mut self, slot: &Slot) -> bool {
+        match self.idle.iter().position(|s| s == slot) {
+            Some(pos) => {
+                self.idle.remove(pos);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The settings the stage was made with.
+    pub fn settings(&self) -> &ReservationSettings {
+        &self.settings
+    }
 }

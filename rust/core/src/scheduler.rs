@@ -6,7 +6,8 @@
 
 use crate::config::{self, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
-use crate::hints::HintsReply;
+use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
+use crate::holds::{AppReservationView, Hold, Reservations};
 use crate::policy::{self, Admission, AdmissionClass, AppPolicy, NodeOffer, Policy, QueueKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -56,6 +57,13 @@ pub struct Scheduler {
     /// Queues to offer the node to, by policy key; reused across heartbeats so the hot path
     /// does not allocate.
     candidates: BinaryHeap<Reverse<(QueueKey, QueueIdx)>>,
+    /// Slot reservation holds and per-stage state.
+    reservations: Reservations,
+    /// Whether any queue has slot reservation on: when not, none of its bookkeeping runs.
+    reserving: bool,
+    /// Containers a heartbeat reported ended, kept for the reservation step after the clock
+    /// moved; reused across heartbeats.
+    ended: Vec<(AllocationId, Allocation)>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -97,12 +105,25 @@ impl Scheduler {
             policy,
             app_policy,
             candidates: BinaryHeap::new(),
+            reservations: Reservations::default(),
+            reserving: false,
+            ended: Vec::new(),
         };
+        s.reserving = s.any_reservation();
         for qi in 0..s.state.queues.len() {
             s.admit(qi);
         }
         info!(policy = s.policy.name(), queues = s.state.queues.len(), "scheduler created");
         Ok(s)
+    }
+
+    fn any_reservation(&self) -> bool {
+        self.state.queues.iter().any(|q| self.queue_file.slot_reservation_for(&q.config).is_some())
+    }
+
+    /// The tier a hold made now for an app of queue `qi` carries.
+    fn tier(&self, qi: QueueIdx) -> u8 {
+        self.policy.queue_key(&self.state, qi).tier
     }
 
     /// Runs the policy's admission for queue `qi`; a rejected queue takes no applications.
@@ -191,11 +212,18 @@ impl Scheduler {
                 self.app_policy.on_app_updated(&self.state, slot);
             }
         }
+        let reservations_changed = self.queue_file.slot_reservation != queue_file.slot_reservation
+            || self.queue_file.queues.iter().map(|q| q.slot_reservation).ne(queue_file.queues.iter().map(|q| q.slot_reservation));
         self.queue_file = queue_file;
         self.settings = settings;
         for qi in order {
             self.admit(qi);
         }
+        if reservations_changed {
+            // Stages keep the settings they were made with: start over under the new ones.
+            self.reservations.clear(&mut self.state);
+        }
+        self.reserving = self.any_reservation();
         for (i, q) in self.state.queues.iter().enumerate() {
             if q.retired && was_live.get(i).copied().unwrap_or(false) {
                 info!(queue = q.name(), apps = q.apps.len(), "queue retired by reconfiguration");
@@ -282,7 +310,7 @@ impl Scheduler {
             self.state.nodes.resize(idx + 1, None);
         }
         self.state.nodes[idx] =
-            Some(Node { id, host, rack, capacity, allocated: Resources::ZERO, containers: 0 });
+            Some(Node { id, host, rack, capacity, allocated: Resources::ZERO, containers: 0, reserved: Resources::ZERO });
         self.state.node_count += 1;
         self.state.capacity += capacity;
         debug!(node = id, %capacity, "node added");
@@ -299,6 +327,15 @@ impl Scheduler {
             .ok_or(CoreError::UnknownNode(id))?;
         self.state.node_count -= 1;
         self.state.capacity -= node.capacity;
+        self.reservations.node_removed(id);
+        if self.reserving && node.containers > 0 {
+            // Tasks on a vanished node did not finish: they leave their stages without a duration.
+            let on_node: Vec<(AllocationId, Allocation)> =
+                self.state.allocations.iter().filter(|(_, a)| a.node == id).map(|(&k, a)| (k, *a)).collect();
+            for (aid, a) in on_node {
+                self.reservations.container_ended(&mut self.state, aid, &a, false, 0);
+            }
+        }
         let lost = if node.containers > 0 { self.release_where(|a| a.node == id) } else { 0 };
         debug!(node = id, containers = lost, "node removed");
         Ok(lost)
@@ -310,6 +347,8 @@ impl Scheduler {
         let old = std::mem::replace(&mut node.capacity, capacity);
         self.state.capacity -= old;
         self.state.capacity += capacity;
+        // A shrunk node gives up holds before running containers.
+        self.reservations.make_room(&mut self.state, id, None);
         debug!(node = id, %old, new = %capacity, "node resource updated");
         Ok(())
     }
@@ -362,6 +401,7 @@ impl Scheduler {
             self.release_where(|a| a.app == slot);
         }
         self.app_policy.on_app_removed(&self.state, slot);
+        self.reservations.app_removed(&mut self.state, slot);
         let app = self.state.take_app(slot);
         let q = &mut self.state.queues[app.queue];
         q.pending_containers -= app.asks.pending_containers();
@@ -407,14 +447,84 @@ impl Scheduler {
         let (hints, reply) = crate::hints::apply(key, json, app.hints.as_deref(), &app.asks)?;
         self.state.app_mut(slot).hints = Some(std::sync::Arc::new(hints));
         self.app_policy.on_app_updated(&self.state, slot);
+        self.reservations.hints_changed(&mut self.state, slot);
+        let mut reply = reply;
+        reply.stragglers = self.reservations.straggler_candidates(&self.state, slot);
+        for a in &reply.stragglers {
+            reply.advisories.push(format!(
+                "stage '{}' has {} idle reserved slots: containers {:?} may run copies at priority {}",
+                a.stage,
+                a.idle_slots,
+                a.containers,
+                a.priority.map_or("(none hinted)".to_string(), |p| p.to_string())
+            ));
+        }
+        reply.partitions = self.partition_advice(slot);
         debug!(app = key, revision = reply.revision, stages = reply.stages, "hints accepted");
         Ok(reply)
     }
 
+    /// Runtime partitioning advice for the app's stages that have not started, when a target
+    /// task runtime is configured.
+    fn partition_advice(&self, slot: AppSlot) -> Vec<PartitionAdvice> {
+        let (Some(target), Some(h)) = (self.queue_file.uwfq.target_task_sec, self.state.app(slot).hints.as_ref()) else {
+            return Vec::new();
+        };
+        h.dag
+            .stages()
+            .iter()
+            .filter(|st| st.tasks > 0 && st.finished == 0 && st.running == 0)
+            .filter_map(|st| {
+                let runtime = st.tasks as f64 * st.duration_ms as f64 / 1000.0;
+                let n = crate::uwfq::partition_count(runtime, target, crate::hints::MAX_TASKS as u32).ok()?;
+                Some(PartitionAdvice { stage: st.id.clone(), tasks: st.tasks, advised_tasks: n })
+            })
+            .collect()
+    }
+
+    /// Straggler copies the app may run now on its idle reserved slots (see
+    /// [`HintsReply::stragglers`]); empty for unknown apps and apps without reservations.
+    pub fn straggler_candidates(&self, key: AppKey) -> Vec<StragglerAdvice> {
+        match self.state.app_index.get(&key) {
+            Some(&slot) => self.reservations.straggler_candidates(&self.state, slot),
+            None => Vec::new(),
+        }
+    }
+
+    /// Slot reservation holds on a node, oldest first.
+    pub fn holds(&self, node: NodeId) -> &[Hold] {
+        self.reservations.holds(node)
+    }
+
+    /// Holds on all nodes.
+    pub fn hold_count(&self) -> usize {
+        self.reservations.hold_count()
+    }
+
+    /// An app's reservations as status shows them (None when it has made none).
+    pub fn reservation_view(&self, key: AppKey) -> Option<AppReservationView> {
+        self.reservations.view(*self.state.app_index.get(&key)?)
+    }
+
+    /// Feeds a container's end to slot reservation: its stage decides about its slot, or an
+    /// app pre-reserving takes it.
+    fn reservation_ended(&mut self, id: AllocationId, a: &Allocation) {
+        let tier = match self.state.apps.get(a.app) {
+            Some(Some(app)) => self.tier(app.queue),
+            _ => return,
+        };
+        self.reservations.container_ended(&mut self.state, id, a, true, tier);
+    }
+
     /// Frees one allocation. Returns false (and logs) when the id is unknown, which makes the
-    /// call idempotent: YARN may report a container's end more than once.
+    /// call idempotent: YARN may report a container's end more than once. An allocation the
+    /// AM releases counts as its task's end for slot reservation.
     pub fn release(&mut self, id: AllocationId) -> bool {
+        let ended = if self.reserving { self.state.allocations.get(&id).copied() } else { None };
         let known = self.release_allocation(id);
+        if let Some(a) = ended {
+            self.reservation_ended(id, &a);
+        }
         if !known {
             debug!(allocation = id, "release of unknown allocation ignored");
         }
@@ -464,7 +574,13 @@ impl Scheduler {
     ) -> Result<usize> {
         let node = self.state.node(node_id).ok_or(CoreError::UnknownNode(node_id))?;
         let (host, rack) = (node.host, node.rack);
+        self.ended.clear();
         for &id in completed {
+            if self.reserving {
+                if let Some(a) = self.state.allocations.get(&id) {
+                    self.ended.push((id, *a));
+                }
+            }
             if !self.release_allocation(id) {
                 warn!(allocation = id, node = node_id, "completed container is not a known allocation");
             }
@@ -481,6 +597,15 @@ impl Scheduler {
         self.app_policy.begin_heartbeat(&self.state, now_ms);
 
         let limit = max_decisions.min(self.settings.max_assign_per_heartbeat as usize);
+        let mut made = 0;
+        if self.reserving {
+            let ended = std::mem::take(&mut self.ended);
+            for (id, a) in &ended {
+                self.reservation_ended(*id, a);
+            }
+            self.ended = ended;
+            made = self.serve_holds(node_id, host, rack, limit, out)?;
+        }
         let mut free = self.state.node(node_id).map(Node::free).unwrap_or_default();
         // Heapify once (O(Q)), then re-key only the queue that was served: keys depend on a
         // queue's own state, so a heartbeat costs O(Q + D log Q) for D decisions.
@@ -497,25 +622,60 @@ impl Scheduler {
                 .map(|(i, _)| Reverse((policy.queue_key(state, i), i))),
         );
         self.candidates = BinaryHeap::from(heap);
-        let mut made = 0;
         while made < limit {
-            let Some(Reverse((_, qi))) = self.candidates.pop() else { break };
-            let offer = NodeOffer { node: node_id, host, rack, free };
+            let Some(Reverse((key, qi))) = self.candidates.pop() else { break };
+            // Holds of a lower priority (higher tier) than this queue's are free for it.
+            let overridable = if self.reserving && self.state.node(node_id).is_some_and(|n| !n.reserved.is_zero()) {
+                self.reservations.overridable(node_id, key.tier)
+            } else {
+                Resources::ZERO
+            };
+            let offer = NodeOffer { node: node_id, host, rack, free: free + overridable };
             if let Some((slot, p)) = self.app_policy.select(&self.state, qi, &offer) {
                 let (priority, locality, resources) = (p.priority, p.locality, p.resources);
-                debug_assert!(resources.fits_in(&free), "app policy placed more than the node has free");
+                debug_assert!(resources.fits_in(&offer.free), "app policy placed more than the node has free");
                 if self.state.next_allocation_id >= MAX_ALLOCATION_ID {
                     return Err(CoreError::InvalidInput(
                         "allocation ids exhausted (2^40); restart the scheduler".into(),
                     ));
                 }
                 out.push(self.commit(slot, node_id, host, rack, priority, locality, resources));
-                free -= resources;
+                if resources.fits_in(&free) {
+                    free -= resources;
+                } else {
+                    self.reservations.make_room(&mut self.state, node_id, Some(key.tier));
+                    free = self.state.node(node_id).map(Node::free).unwrap_or_default();
+                }
                 made += 1;
                 if self.state.queues[qi].pending_containers > 0 {
                     self.candidates.push(Reverse((self.policy.queue_key(&self.state, qi), qi)));
                 }
             }
+        }
+        Ok(made)
+    }
+
+    /// Expires the node's due holds, then offers each remaining hold to its app first: the
+    /// app's highest-priority ask that fits the held resources plus the node's free space
+    /// takes the slot (the next stage's task, or a straggler copy). Returns the placements.
+    fn serve_holds(&mut self, node_id: NodeId, host: LocationId, rack: LocationId, limit: usize, out: &mut Vec<Decision>) -> Result<usize> {
+        let now = self.state.now_ms;
+        self.reservations.expire(&mut self.state, node_id, now);
+        let mut made = 0;
+        let mut i = 0;
+        while made < limit && i < self.reservations.holds(node_id).len() {
+            let h = self.reservations.holds(node_id)[i];
+            let free = self.state.node(node_id).map(Node::free).unwrap_or_default() + h.resources;
+            let Some(p) = self.state.app(h.app).asks.find(host, rack, &free) else {
+                i += 1;
+                continue;
+            };
+            if self.state.next_allocation_id >= MAX_ALLOCATION_ID {
+                return Err(CoreError::InvalidInput("allocation ids exhausted (2^40); restart the scheduler".into()));
+            }
+            self.reservations.remove_hold_at(&mut self.state, node_id, i);
+            out.push(self.commit(h.app, node_id, host, rack, p.priority, p.locality, p.resources));
+            made += 1;
         }
         Ok(made)
     }
@@ -556,6 +716,24 @@ impl Scheduler {
         if first {
             q.apps_waiting_for_am -= 1;
         }
+        if self.reserving {
+            self.reservation_started(slot, id, node_id, priority, resources);
+        }
         Decision { allocation_id: id, app: key, priority, locality, resources }
+    }
+
+    /// Registers a started container with its stage when the app reserves slots.
+    fn reservation_started(&mut self, slot: AppSlot, id: AllocationId, node: NodeId, priority: Priority, resources: Resources) {
+        let app = self.state.app(slot);
+        let Some(settings) = self.queue_file.slot_reservation_for(&self.state.queues[app.queue].config) else { return };
+        if app.hints.is_none() {
+            // The first container is the AM's, which sends hints only once it runs.
+            if app.running_containers > 1 {
+                let key = app.key;
+                self.reservations.warn_unhinted(key);
+            }
+            return;
+        }
+        self.reservations.task_started(&mut self.state, slot, settings, id, node, priority, resources);
     }
 }

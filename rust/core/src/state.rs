@@ -32,12 +32,17 @@ pub struct Node {
     pub capacity: Resources,
     pub allocated: Resources,
     pub containers: u32,
+    /// Held by slot reservations for particular apps (see [`crate::reservation`]): not free for
+    /// anyone else unless a higher priority overrides the hold.
+    pub reserved: Resources,
 }
 
 impl Node {
-    /// Free space; negative dimensions become zero (a node shrunk under its running load).
+    /// Free space as an app without a reservation here sees it; negative dimensions become
+    /// zero (a node shrunk under its running load).
+    #[inline]
     pub fn free(&self) -> Resources {
-        self.capacity.saturating_sub(&self.allocated)
+        self.capacity.saturating_sub(&(self.allocated + self.reserved))
     }
 }
 

@@ -46,6 +46,9 @@ pub struct QueueStatus {
     /// Weighted DRF fair share: the queue's weight over the weights of queues with demand
     /// (running or pending), or over all live queues when none has demand.
     pub fair_share: f64,
+    /// Slot reservation of the queue's apps that hold or held slots, with the Eq. (4)
+    /// utilization bound of each.
+    pub reservations: Vec<crate::holds::AppReservationView>,
 }
 
 #[derive(Debug, Serialize)]
@@ -99,6 +102,11 @@ impl SchedulerStatus {
                     dominant_share: q.usage.dominant_share(&state.capacity),
                     long_term_share: q.long_term_dominant_share(&state.capacity, state.now_ms),
                     fair_share,
+                    reservations: q
+                        .apps
+                        .iter()
+                        .filter_map(|&s| scheduler.reservation_view(state.app(s).key))
+                        .collect(),
                 }
             })
             .collect();

@@ -17,9 +17,11 @@ pub mod bopf;
 pub mod carbyne;
 pub mod drf;
 pub mod fifo;
+pub mod job_fair;
 pub mod sjf;
 pub mod strict_priority;
 pub mod tetris;
+pub mod ujf;
 pub mod uwfq;
 
 pub use crate::bopf::admission::AdmissionClass;
@@ -177,5 +179,7 @@ pub fn build_app_policy(file: &QueueFile) -> Box<dyn AppPolicy> {
         AppPolicyKind::Tetris { fairness_knob } => Box::new(tetris::Tetris::new(fairness_knob)),
         AppPolicyKind::Sjf => Box::new(sjf::Sjf::default()),
         AppPolicyKind::Uwfq => Box::new(uwfq::Uwfq::new(file.uwfq.clone())),
+        AppPolicyKind::JobFair => Box::new(job_fair::JobFair),
+        AppPolicyKind::Ujf => Box::new(ujf::Ujf::default()),
     }
 }

@@ -71,13 +71,22 @@ pub struct UwfqSettings {
     pub grace_period_sec: f64,
     /// Runtime assumed for one container when a job's slot-time comes from its asks.
     pub default_task_sec: f64,
+    /// Advisory task runtime of runtime partitioning: when set, the hints reply tells the AM
+    /// how many tasks to split each stage into (`<uwfq-target-task-sec>`).
+    pub target_task_sec: Option<f64>,
 }
 
 impl Default for UwfqSettings {
     fn default() -> Self {
         // The seed uses 2 resource-seconds of grace; with one container per resource that is
         // about two seconds of wall time.
-        UwfqSettings { user_weights: Vec::new(), default_weight: 1.0, grace_period_sec: 2.0, default_task_sec: 10.0 }
+        UwfqSettings {
+            user_weights: Vec::new(),
+            default_weight: 1.0,
+            grace_period_sec: 2.0,
+            default_task_sec: 10.0,
+            target_task_sec: None,
+        }
     }
 }
 
@@ -94,7 +103,11 @@ impl UwfqSettings {
             self.grace_period_sec.is_finite() && self.grace_period_sec >= 0.0,
             "a non-negative finite number of seconds",
         )?;
-        check("uwfq-default-task-sec", self.default_task_sec, positive(self.default_task_sec), "a positive finite number of seconds")
+        check("uwfq-default-task-sec", self.default_task_sec, positive(self.default_task_sec), "a positive finite number of seconds")?;
+        match self.target_task_sec {
+            Some(t) => check("uwfq-target-task-sec", t, positive(t), "a positive finite number of seconds"),
+            None => Ok(()),
+        }
     }
 
     pub fn weight_of(&self, user: &str) -> f64 {

@@ -1,0 +1,460 @@
+//! Slot reservation inside the scheduler: the node-level holds that carry out what each
+//! [`StageReservation`] decides (seed 001, Algorithm 1), for apps of queues with
+//! `<slot-reservation>` that sent DAG hints.
+//!
+//! - Every container such an app starts is a task of the stage its priority maps to (the
+//!   first unfinished runnable stage at that priority, per the hints). When it ends (reported
+//!   by a node heartbeat or released by the AM) the stage decides: hold the slot on its node
+//!   until the deadline D, release it, and possibly pre-reserve `n - m` slots for a wider
+//!   downstream stage. A container that disappears with its node ends without a duration.
+//! - A hold is a [`Hold`] in its node's list; the node's [`crate::state::Node::reserved`] is
+//!   the sum of its holds, and [`crate::state::Node::free`] leaves it out.
+//! - Pre-reservation takes the next slots other apps' containers free, on any node, sized by
+//!   the downstream stage's hinted demand (or the freed container when the demand is unknown).
+//! - Holds carry the tier of the app's queue when they were made (see [`crate::config`] for
+//!   the priority rule); they end when the app uses them, at their deadline, when a strictly
+//!   higher priority overrides them, or with their app, node or DAG.
+
+use crate::dag::StageIdx;
+use crate::hints::{AppHints, StragglerAdvice};
+use crate::reservation::{Completion, ReservationSettings, Slot, SlotAction, StageReservation};
+use crate::request::Priority;
+use crate::resource::Resources;
+use crate::state::{Allocation, AllocationId, AppKey, AppSlot, ClusterState, NodeId};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use tracing::{debug, info, warn};
+
+/// Resources held on a node for one app.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Hold {
+    pub app: AppSlot,
+    /// The stage whose finished task left this slot; `None` for a pre-reserved slot.
+    pub stage: Option<StageIdx>,
+    pub resources: Resources,
+    /// Expiry in scheduler milliseconds (`i64::MAX`: until used, when P = 1).
+    pub until_ms: i64,
+    /// Tier of the app's queue when the hold was made: only a strictly lower tier overrides it.
+    pub tier: u8,
+}
+
+/// Slots still to pre-reserve for a downstream stage.
+#[derive(Copy, Clone, Debug)]
+struct PreReserving {
+    remaining: u32,
+    until_ms: i64,
+    /// Size of one slot: the downstream stage's hinted demand, zero when not given.
+    demand: Resources,
+    tier: u8,
+}
+
+struct StageState {
+    reservation: StageReservation,
+    /// The downstream stage with the most tasks; its demand sizes pre-reserved slots.
+    next: Option<StageIdx>,
+}
+
+struct AppReservations {
+    key: AppKey,
+    settings: ReservationSettings,
+    dag_revision: u64,
+    stages: Vec<Option<StageState>>,
+    /// Running containers of the app by the stage they count for.
+    tasks: HashMap<AllocationId, StageIdx>,
+    pre: Option<PreReserving>,
+    /// One entry per hold of the app (a node may repeat).
+    held_on: Vec<NodeId>,
+    /// The stage whose task ended last: its Eq. (4) bound is the app's in status.
+    last_stage: Option<StageIdx>,
+}
+
+/// What status shows about an app's reservations.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AppReservationView {
+    pub app: AppKey,
+    pub isolation_probability: f64,
+    pub held_slots: usize,
+    pub reserved_memory_mb: i64,
+    pub reserved_vcores: i64,
+    /// Slots still to pre-reserve for a wider downstream stage.
+    pub pre_reserve_remaining: u32,
+    /// Eq. (4) for the stage that reserved last, with its current Pareto fit: the expected
+    /// utilization its held slots keep at least.
+    pub utilization_bound: Option<f64>,
+    /// The Pareto shape in use for that stage.
+    pub pareto_shape: Option<f64>,
+}
+
+#[derive(Default)]
+pub struct Reservations {
+    /// Holds by node id, oldest first.
+    nodes: Vec<Vec<Hold>>,
+    apps: Vec<Option<AppReservations>>,
+    /// Apps with slots to pre-reserve, in the order they started pre-reserving.
+    prereserving: Vec<AppSlot>,
+    /// Apps told once that they reserve nothing without hints.
+    warned: HashSet<AppKey>,
+    holds: usize,
+}
+
+fn to_ms(sec: f64) -> i64 {
+    if sec.is_finite() {
+        (sec * 1000.0).ceil() as i64
+    } else {
+        i64::MAX
+    }
+}
+
+/// The stage a container at `priority` counts for: the first unfinished runnable stage
+/// requested at that priority, else the first stage at it.
+pub fn stage_for(hints: &AppHints, priority: Priority) -> Option<StageIdx> {
+    let at = hints.stages_at(priority);
+    let dag = &hints.dag;
+    at.iter().copied().find(|&s| !dag.stage(s).is_done() && dag.is_runnable(s)).or(at.first().copied())
+}
+
+impl Reservations {
+    pub fn holds(&self, node: NodeId) -> &[Hold] {
+        self.nodes.get(node as usize).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Holds on all nodes.
+    pub fn hold_count(&self) -> usize {
+        self.holds
+    }
+
+    /// Sum of the holds on `node` that a queue of tier `tier` may override.
+    #[inline]
+    pub fn overridable(&self, node: NodeId, tier: u8) -> Resources {
+        let mut r = Resources::ZERO;
+        for h in self.holds(node) {
+            if h.tier > tier {
+                r += h.resources;
+            }
+        }
+        r
+    }
+
+    /// Adds a hold if the node has room for it outside every other allocation and hold.
+    fn add_hold(&mut self, state: &mut ClusterState, node: NodeId, hold: Hold) -> bool {
+        let Some(Some(app)) = self.apps.get_mut(hold.app) else { return false };
+        let Some(n) = state.node_mut(node) else { return false };
+        if !hold.resources.fits_in(&n.free()) || hold.resources.is_zero() {
+            return false;
+        }
+        n.reserved += hold.resources;
+        app.held_on.push(node);
+        if self.nodes.len() <= node as usize {
+            self.nodes.resize_with(node as usize + 1, Vec::new);
+        }
+        self.nodes[node as usize].push(hold);
+        self.holds += 1;
+        true
+    }
+
+    /// Removes the `i`-th hold of `node` (its resources become free) and forgets its slot in
+    /// its stage.
+    pub fn remove_hold_at(&mut self, state: &mut ClusterState, node: NodeId, i: usize) -> Hold {
+        let h = self.nodes[node as usize].remove(i);
+        self.holds -= 1;
+        if let Some(n) = state.node_mut(node) {
+            n.reserved -= h.resources;
+        }
+        self.forget(node, &h);
+        h
+    }
+
+    /// The app-side bookkeeping of a hold that is gone.
+    fn forget(&mut self, node: NodeId, h: &Hold) {
+        let Some(Some(app)) = self.apps.get_mut(h.app) else { return };
+        if let Some(pos) = app.held_on.iter().position(|&n| n == node) {
+            app.held_on.swap_remove(pos);
+        }
+        if let Some(Some(st)) = h.stage.and_then(|s| app.stages.get_mut(s)) {
+            st.reservation.drop_slot(&Slot { node, resources: h.resources });
+        }
+    }
+
+    /// Drops the holds of `node` that are due at `now_ms`.
+    pub fn expire(&mut self, state: &mut ClusterState, node: NodeId, now_ms: i64) {
+        let mut i = 0;
+        while i < self.holds(node).len() {
+            if self.nodes[node as usize][i].until_ms <= now_ms {
+                let h = self.remove_hold_at(state, node, i);
+                debug!(node, app = h.app, "slot reservation expired");
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// After a container of tier `tier` went onto `node` past its free space, drops holds that
+    /// tier may override, lowest priority and newest first, until the node's allocations and
+    /// holds fit its capacity again. `tier = None` drops any hold (the node shrank).
+    pub fn make_room(&mut self, state: &mut ClusterState, node: NodeId, tier: Option<u8>) {
+        loop {
+            let Some(n) = state.node(node) else { return };
+            if (n.allocated + n.reserved).fits_in(&n.capacity) {
+                return;
+            }
+            let holds = self.holds(node);
+            let victim = (0..holds.len())
+                .filter(|&i| tier.is_none_or(|t| holds[i].tier > t))
+                .max_by_key(|&i| (holds[i].tier, i));
+            let Some(i) = victim else { return };
+            let h = self.remove_hold_at(state, node, i);
+            info!(node, app = h.app, tier = h.tier, by_tier = ?tier, "slot reservation overridden");
+        }
+    }
+
+    /// Logs once that an app of a reservation queue has no hints and so reserves nothing.
+    pub fn warn_unhinted(&mut self, key: AppKey) {
+        if self.warned.insert(key) {
+            info!(app = key, "slot reservation needs DAG hints; the app is scheduled without reservations");
+        }
+    }
+
+    fn app_entry(&mut self, slot: AppSlot, key: AppKey, settings: ReservationSettings, hints: &AppHints) -> &mut AppReservations {
+        if self.apps.len() <= slot {
+            self.apps.resize_with(slot + 1, || None);
+        }
+        let fresh = || AppReservations {
+            key,
+            settings,
+            dag_revision: hints.dag_revision,
+            stages: Vec::new(),
+            tasks: HashMap::new(),
+            pre: None,
+            held_on: Vec::new(),
+            last_stage: None,
+        };
+        let e = self.apps[slot].get_or_insert_with(fresh);
+        if e.key != key {
+            *e = fresh();
+        }
+        self.apps[slot].as_mut().expect("just set")
+    }
+
+    /// A container of a hinted app of a reservation queue started.
+    #[allow(clippy::too_many_arguments)]
+    pub fn task_started(
+        &mut self,
+        state: &mut ClusterState,
+        slot: AppSlot,
+        settings: ReservationSettings,
+        id: AllocationId,
+        node: NodeId,
+        priority: Priority,
+        resources: Resources,
+    ) {
+        let app = state.app(slot);
+        let Some(hints) = app.hints.clone() else { return };
+        let key = app.key;
+        if self.apps.get(slot).and_then(Option::as_ref).is_some_and(|a| a.key == key && a.dag_revision != hints.dag_revision) {
+            self.app_removed(state, slot);
+        }
+        let Some(stage) = stage_for(&hints, priority) else { return };
+        let now = state.now_ms as f64 / 1000.0;
+        let e = self.app_entry(slot, key, settings, &hints);
+        if e.stages.len() < hints.dag.len() {
+            e.stages.resize_with(hints.dag.len(), || None);
+        }
+        if e.stages[stage].is_none() {
+            let dag = &hints.dag;
+            let children = dag.children(stage);
+            let next = children.iter().copied().max_by_key(|&c| dag.stage(c).tasks);
+            let next_tasks = if children.len() == 1 { next.map(|c| dag.stage(c).tasks) } else { None };
+            match StageReservation::new(settings, dag.stage(stage).tasks, next_tasks, children.is_empty()) {
+                Ok(r) => e.stages[stage] = Some(StageState { reservation: r, next }),
+                Err(err) => {
+                    debug!(app = key, stage, error = %err, "stage takes no slot reservation");
+                    return;
+                }
+            }
+        }
+        let st = e.stages[stage].as_mut().expect("just set");
+        if st.reservation.task_started(id, Slot { node, resources }, now).is_ok() {
+            e.tasks.insert(id, stage);
+        }
+    }
+
+    /// A container ended: `finished` when its task completed (heartbeat report or release by
+    /// the AM), not when its node vanished. `tier_of_app` is the current tier of `alloc.app`'s
+    /// queue, `tier_of` that of any app slot's queue (for pre-reservations).
+    pub fn container_ended(
+        &mut self,
+        state: &mut ClusterState,
+        id: AllocationId,
+        alloc: &Allocation,
+        finished: bool,
+        tier_of_app: u8,
+    ) {
+        let now_ms = state.now_ms;
+        let own = self.apps.get_mut(alloc.app).and_then(Option::as_mut).and_then(|a| a.tasks.remove(&id).map(|s| (a, s)));
+        if let Some((app, stage)) = own {
+            let Some(st) = app.stages[stage].as_mut() else { return };
+            if !finished {
+                st.reservation.task_lost(id);
+                return;
+            }
+            app.last_stage = Some(stage);
+            let next = st.next;
+            match st.reservation.task_finished(id, now_ms as f64 / 1000.0) {
+                Ok(c) => self.apply(state, alloc.app, stage, next, c, tier_of_app),
+                Err(e) => warn!(app = app.key, error = %e, "slot reservation bookkeeping failed"),
+            }
+            return;
+        }
+        if finished && !self.prereserving.is_empty() {
+            self.pre_reserve_freed(state, alloc);
+        }
+    }
+
+    fn apply(&mut self, state: &mut ClusterState, slot: AppSlot, stage: StageIdx, next: Option<StageIdx>, c: Completion, tier: u8) {
+        for action in [Some(c.slot), c.loser].into_iter().flatten() {
+            if let SlotAction::Hold { slot: s, until } = action {
+                let hold = Hold { app: slot, stage: Some(stage), resources: s.resources, until_ms: to_ms(until), tier };
+                if !self.add_hold(state, s.node, hold) {
+                    // No room (node gone or shrunk): the stage must not count the slot as idle.
+                    if let Some(Some(st)) = self.apps[slot].as_mut().and_then(|a| a.stages.get_mut(stage)) {
+                        st.reservation.drop_slot(&s);
+                    }
+                }
+            }
+        }
+        if let Some(pre) = c.pre_reserve {
+            let app = self.apps[slot].as_mut().expect("app with a stage");
+            let demand = match (next, state.app(slot).hints.as_ref()) {
+                (Some(n), Some(h)) if n < h.dag.len() => h.dag.stage(n).demand,
+                _ => Resources::ZERO,
+            };
+            app.pre = Some(PreReserving { remaining: pre.count, until_ms: to_ms(pre.until), demand, tier });
+            if pre.count > 0 && !self.prereserving.contains(&slot) {
+                self.prereserving.push(slot);
+            }
+        }
+    }
+
+    /// Another app's container freed a slot: the first app still pre-reserving holds it.
+    fn pre_reserve_freed(&mut self, state: &mut ClusterState, freed: &Allocation) {
+        let now = state.now_ms;
+        let mut i = 0;
+        while i < self.prereserving.len() {
+            let slot = self.prereserving[i];
+            let pre = self.apps.get(slot).and_then(Option::as_ref).and_then(|a| a.pre);
+            let Some(pre) = pre.filter(|p| p.remaining > 0 && p.until_ms > now) else {
+                self.prereserving.remove(i);
+                continue;
+            };
+            if slot == freed.app {
+                i += 1;
+                continue;
+            }
+            let resources = if pre.demand.is_zero() { freed.resources } else { pre.demand };
+            let hold = Hold { app: slot, stage: None, resources, until_ms: pre.until_ms, tier: pre.tier };
+            if self.add_hold(state, freed.node, hold) {
+                let app = self.apps[slot].as_mut().expect("checked");
+                let p = app.pre.as_mut().expect("checked");
+                p.remaining -= 1;
+                debug!(app = app.key, node = freed.node, remaining = p.remaining, "slot pre-reserved");
+                if p.remaining == 0 {
+                    self.prereserving.remove(i);
+                }
+            }
+            return;
+        }
+    }
+
+    /// Forgets an app: its holds become free, its pre-reservation ends.
+    pub fn app_removed(&mut self, state: &mut ClusterState, slot: AppSlot) {
+        let Some(app) = self.apps.get_mut(slot).and_then(Option::take) else { return };
+        for &node in &app.held_on {
+            let holds = &mut self.nodes[node as usize];
+            if let Some(pos) = holds.iter().position(|h| h.app == slot) {
+                let h = holds.remove(pos);
+                self.holds -= 1;
+                if let Some(n) = state.node_mut(node) {
+                    n.reserved -= h.resources;
+                }
+            }
+        }
+        self.prereserving.retain(|&s| s != slot);
+        self.warned.remove(&app.key);
+    }
+
+    /// Forgets the holds of a node that left the cluster (it is no longer in `state`).
+    pub fn node_removed(&mut self, node: NodeId) {
+        let Some(holds) = self.nodes.get_mut(node as usize).map(std::mem::take) else { return };
+        self.holds -= holds.len();
+        for h in &holds {
+            self.forget(node, h);
+        }
+    }
+
+    /// Running containers of the app's stages that may get a copy on an idle reserved slot
+    /// (§IV-C): per stage with candidates, the stage, the priority to ask at, the idle slots.
+    pub fn straggler_candidates(&self, state: &ClusterState, slot: AppSlot) -> Vec<StragglerAdvice> {
+        let (Some(Some(app)), Some(Some(a))) = (self.apps.get(slot), state.apps.get(slot)) else { return Vec::new() };
+        let Some(hints) = a.hints.as_ref().filter(|h| h.dag_revision == app.dag_revision && a.key == app.key) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, st) in app.stages.iter().enumerate() {
+            let Some(st) = st else { continue };
+            let containers = st.reservation.straggler_candidates();
+            if containers.is_empty() {
+                continue;
+            }
+            let stage = hints.dag.stage(i);
+            out.push(StragglerAdvice {
+                stage: stage.id.clone(),
+                priority: stage.priorities.first().copied(),
+                idle_slots: st.reservation.idle_slots().len(),
+                containers,
+            });
+        }
+        out
+    }
+
+    /// Drops everything when the app's DAG was replaced: its stages are different ones now.
+    pub fn hints_changed(&mut self, state: &mut ClusterState, slot: AppSlot) {
+        let Some(Some(app)) = self.apps.get(slot) else { return };
+        let changed = state.app(slot).hints.as_ref().is_none_or(|h| h.dag_revision != app.dag_revision);
+        if changed {
+            self.app_removed(state, slot);
+        }
+    }
+
+    /// Drops every hold and all per-app state (reservation switched off or reconfigured).
+    pub fn clear(&mut self, state: &mut ClusterState) {
+        for slot in 0..self.apps.len() {
+            self.app_removed(state, slot);
+        }
+        self.prereserving.clear();
+    }
+
+    pub fn view(&self, slot: AppSlot) -> Option<AppReservationView> {
+        let app = self.apps.get(slot)?.as_ref()?;
+        // A node repeats in `held_on` once per hold: visit each node once.
+        let mut nodes: Vec<NodeId> = app.held_on.clone();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let mut reserved = Resources::ZERO;
+        for node in nodes {
+            for h in self.holds(node).iter().filter(|h| h.app == slot) {
+                reserved += h.resources;
+            }
+        }
+        let last = app.last_stage.and_then(|s| app.stages.get(s)?.as_ref());
+        Some(AppReservationView {
+            app: app.key,
+            isolation_probability: app.settings.isolation_probability,
+            held_slots: app.held_on.len(),
+            reserved_memory_mb: reserved.memory_mb(),
+            reserved_vcores: reserved.vcores(),
+            pre_reserve_remaining: app.pre.map_or(0, |p| p.remaining),
+            utilization_bound: last.map(|s| s.reservation.utilization_bound()),
+            pareto_shape: last.map(|s| s.reservation.pareto().shape),
+        })
+    }
+}

@@ -1,0 +1,46 @@
+//! Job-fair inside a queue (the job-level fairness baseline of the UWFQ seed): every job of
+//! the queue gets an equal share, so the job with the smallest dominant usage goes first
+//! (submission order on ties), YARN's priority order inside a job. An app waiting for its
+//! ApplicationMaster goes first, as in FIFO.
+//!
+//! Carbyne with `<altruism-probability>0</altruism-probability>` orders apps the same way
+//! (it falls back to DRF among the queue's jobs); this module is the plain baseline without
+//! Carbyne's planning state.
+
+use super::{AppPolicy, NodeOffer};
+use crate::request::Placement;
+use crate::state::{AppSlot, ClusterState, QueueIdx};
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct JobFair;
+
+impl AppPolicy for JobFair {
+    fn name(&self) -> &'static str {
+        "job-fair"
+    }
+
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+        let q = &state.queues[queue];
+        if q.apps_waiting_for_am > 0 {
+            let waiting = q.apps.iter().filter(|&&s| !state.app(s).started);
+            if let Some(hit) = waiting.filter_map(|&s| offer.first_fit(state, s).map(|p| (s, p))).next() {
+                return Some(hit);
+            }
+        }
+        let mut best: Option<(f64, u64, AppSlot, Placement)> = None;
+        for &slot in &q.apps {
+            let app = state.app(slot);
+            if app.asks.pending_containers() == 0 {
+                continue;
+            }
+            let dom = app.usage.dominant_share(&state.capacity);
+            if best.as_ref().is_some_and(|b| (dom, app.seq) >= (b.0, b.1)) {
+                continue;
+            }
+            if let Some(p) = offer.first_fit(state, slot) {
+                best = Some((dom, app.seq, slot, p));
+            }
+        }
+        best.map(|b| (b.2, b.3))
+    }
+}

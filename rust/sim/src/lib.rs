@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod experiments;
 pub mod gen;
+pub mod hints;
 pub mod metrics;
 pub mod model;
 pub mod report;

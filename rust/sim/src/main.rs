@@ -30,9 +30,13 @@ enum Cmd {
         /// Override the spec's seed.
         #[arg(long)]
         seed: Option<u64>,
-        /// Override the spec's policy.
+        /// Override the spec's queue policy.
         #[arg(long)]
         policy: Option<String>,
+        /// Override the spec's app policy (the order inside a queue: carbyne, tetris, sjf,
+        /// uwfq, fifo, ...). Knobs of another app policy in the spec are dropped.
+        #[arg(long)]
+        app_policy: Option<String>,
     },
     /// Run a paper check and print our numbers beside the paper's.
     Experiment {
@@ -82,13 +86,24 @@ macro_rules! say {
 fn main_inner(cli: Cli) -> Result<()> {
     let progress = !cli.quiet;
     match cli.cmd {
-        Cmd::Run { spec, out, seed, policy } => {
+        Cmd::Run { spec, out, seed, policy, app_policy } => {
             let mut s = Spec::load(&spec)?;
             if let Some(seed) = seed {
                 s.seed = seed;
             }
             if let Some(p) = policy {
+                runner::check_queue_policy(&p).context("--policy")?;
                 s.scheduler.policy = Some(p);
+            }
+            if let Some(p) = app_policy {
+                runner::check_app_policy(&p).context("--app-policy")?;
+                if p != "carbyne" {
+                    s.scheduler.altruism_probability = None;
+                }
+                if p != "tetris" {
+                    s.scheduler.fairness_knob = None;
+                }
+                s.scheduler.app_policy = Some(p);
             }
             let out = out.unwrap_or_else(|| experiments::default_out(&s.name));
             let run = runner::run_spec(&s, progress)?;

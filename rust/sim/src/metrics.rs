@@ -104,6 +104,9 @@ pub struct Fairness {
 /// some sample gets its average weighted dominant share over the window; windows with fewer
 /// than two such queues are skipped (fairness is trivially 1 there).
 pub fn fairness(run: &RunOutput, window_ms: i64) -> Fairness {
+    if let Some(v) = &run.job_fairness {
+        return fairness_of(v.clone());
+    }
     let s = &run.samples;
     let mut vals = Vec::new();
     let mut i = 0;
@@ -122,6 +125,10 @@ pub fn fairness(run: &RunOutput, window_ms: i64) -> Fairness {
         }
         i = j;
     }
+    fairness_of(vals)
+}
+
+fn fairness_of(vals: Vec<f64>) -> Fairness {
     if vals.is_empty() {
         return Fairness { windows: 0, avg: 1.0, min: 1.0, max: 1.0 };
     }

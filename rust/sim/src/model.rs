@@ -31,17 +31,42 @@ pub struct JobTemplate {
     pub queue: Option<String>,
 }
 
+/// What the job's ApplicationMaster believes about a stage before it runs: the values it
+/// sends as hints, taken before estimation error perturbs the real demand and durations.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct StageEstimate {
+    pub demand: Resources,
+    /// Mean estimated duration of one task.
+    pub duration_ms: u32,
+}
+
+/// Estimates equal to the stages' current values (call before perturbing them).
+pub fn estimates_of(stages: &[Stage]) -> Vec<StageEstimate> {
+    stages
+        .iter()
+        .map(|s| {
+            let n = s.durations_ms.len().max(1) as u64;
+            let mean = s.durations_ms.iter().map(|&d| d as u64).sum::<u64>() / n;
+            StageEstimate { demand: s.demand, duration_ms: (mean as u32).max(1) }
+        })
+        .collect()
+}
+
 /// A job instance ready to run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Job {
     pub name: String,
     pub queue: String,
+    /// The submitting user (what UWFQ and user-fair policies group by).
+    pub user: String,
     /// Free-form label reported per job, e.g. `LQ` or `TQ`.
     pub class: String,
     pub arrival_ms: i64,
     /// Absolute deadline, for jobs that have one (BoPF's LQ jobs).
     pub deadline_ms: Option<i64>,
     pub stages: Vec<Stage>,
+    /// One per stage, in stage order.
+    pub estimates: Vec<StageEstimate>,
 }
 
 impl JobTemplate {

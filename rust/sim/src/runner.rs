@@ -3,26 +3,93 @@
 
 use crate::model::Job;
 use crate::sim::{self, ClusterConfig, RunOutput, SimConfig};
-use crate::spec::{Spec, WorkloadSpec};
+use crate::spec::{SchedulerSpec, Spec, WorkloadSpec};
 use crate::workload;
 use anyhow::{anyhow, bail, Context, Result};
 use std::fmt::Write;
-use tidal_core::config::{PolicyKind, Settings};
+use tidal_core::config::{AppPolicyKind, PolicyKind, Settings};
 use tidal_core::{ResourceKind, Scheduler, DIMS};
 
-/// Policy names the papers' experiments use; the build knows some of them.
-const KNOWN_NAMES: [&str; 8] = ["drf", "strict-priority", "n-bopf", "bopf", "carbyne", "tetris", "sjf", "fifo"];
+/// Policy names the papers' experiments use; the build knows some of them. Queue policies
+/// order queues (`<policy>`), app policies order apps inside a queue (`<app-policy>`).
+const QUEUE_POLICIES: [&str; 4] = ["drf", "strict-priority", "n-bopf", "bopf"];
+const APP_POLICIES: [&str; 8] = ["fifo", "carbyne", "tetris", "sjf", "uwfq", "ujf", "job-fair", "cfq"];
 
 pub fn available_policies() -> Vec<&'static str> {
-    KNOWN_NAMES.iter().copied().filter(|n| PolicyKind::parse(n).is_some()).collect()
+    QUEUE_POLICIES.iter().copied().filter(|n| PolicyKind::parse(n).is_some()).collect()
 }
 
-/// Fails with a clear message when this build's core has no such policy.
-pub fn check_policy(name: &str) -> Result<()> {
+pub fn available_app_policies() -> Vec<&'static str> {
+    APP_POLICIES.iter().copied().filter(|n| AppPolicyKind::parse(n).is_some()).collect()
+}
+
+/// Fails with a clear message when this build's core has no such queue policy.
+pub fn check_queue_policy(name: &str) -> Result<()> {
     if PolicyKind::parse(name).is_none() {
+        if AppPolicyKind::parse(name).is_some() {
+            bail!("'{name}' is an app policy (the order inside a queue): set scheduler.app_policy (or --app-policy) instead of the queue policy");
+        }
         bail!("policy '{name}' is not available in this build (available: {})", available_policies().join(", "));
     }
     Ok(())
+}
+
+/// Fails with a clear message when this build's core has no such app policy.
+pub fn check_app_policy(name: &str) -> Result<()> {
+    if AppPolicyKind::parse(name).is_none() {
+        bail!("app policy '{name}' is not available in this build (available: {})", available_app_policies().join(", "));
+    }
+    Ok(())
+}
+
+/// A queue or app policy of that name exists in this build.
+pub fn check_policy(name: &str) -> Result<()> {
+    if PolicyKind::parse(name).is_none() && AppPolicyKind::parse(name).is_none() {
+        let mut all = available_policies();
+        all.extend(available_app_policies());
+        bail!("policy '{name}' is not available in this build (available: {})", all.join(", "));
+    }
+    Ok(())
+}
+
+/// The `<tidal>` elements that select the app policy and its knobs.
+fn app_policy_xml(s: &SchedulerSpec) -> Result<String> {
+    let mut x = String::new();
+    if let Some(p) = &s.app_policy {
+        check_app_policy(p)?;
+        let _ = writeln!(x, "  <app-policy>{p}</app-policy>");
+    }
+    let knob = |field: &str, wanted: &str| -> Result<()> {
+        match s.app_policy.as_deref() {
+            Some(p) if p == wanted => Ok(()),
+            other => bail!("scheduler.{field} applies to app_policy \"{wanted}\", not {}", other.map_or("the default fifo".into(), |p| format!("\"{p}\""))),
+        }
+    };
+    if let Some(p) = s.altruism_probability {
+        knob("altruism_probability", "carbyne")?;
+        let _ = writeln!(x, "  <altruism-probability>{p}</altruism-probability>");
+    }
+    if let Some(f) = s.fairness_knob {
+        knob("fairness_knob", "tetris")?;
+        let _ = writeln!(x, "  <fairness-knob>{f}</fairness-knob>");
+    }
+    for (u, w) in &s.uwfq_user_weights {
+        let _ = writeln!(x, "  <uwfq-user-weight user=\"{}\">{w}</uwfq-user-weight>", xml_escape(u));
+    }
+    if let Some(g) = s.uwfq_grace_period_s {
+        let _ = writeln!(x, "  <uwfq-grace-period-sec>{g}</uwfq-grace-period-sec>");
+    }
+    if let Some(t) = s.uwfq_default_task_s {
+        let _ = writeln!(x, "  <uwfq-default-task-sec>{t}</uwfq-default-task-sec>");
+    }
+    if !s.extra_xml.trim().is_empty() {
+        let _ = writeln!(x, "  {}", s.extra_xml.trim());
+    }
+    Ok(x)
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// What a latency-sensitive queue declares to BoPF-family policies.
@@ -47,8 +114,14 @@ pub struct Prepared {
 
 /// The allocation file for a policy and the workload's queues. LQ declarations are written
 /// only for policies other than DRF, which has no use for them.
-pub fn queue_xml(policy: &str, queues: &[String], weights: &std::collections::BTreeMap<String, f64>, lqs: &[LqDecl]) -> String {
-    let mut x = format!("<tidal>\n  <policy>{policy}</policy>\n");
+pub fn queue_xml(
+    policy: &str,
+    app_policy: &str,
+    queues: &[String],
+    weights: &std::collections::BTreeMap<String, f64>,
+    lqs: &[LqDecl],
+) -> String {
+    let mut x = format!("<tidal>\n  <policy>{policy}</policy>\n{app_policy}");
     for q in queues {
         let w = weights.get(q).copied().unwrap_or(1.0);
         let _ = write!(x, "  <queue name=\"{q}\"><weight>{w}</weight>");
@@ -98,8 +171,9 @@ pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
             .with_context(|| format!("cannot read scheduler.queue_file {}", path.display()))?,
         (None, policy) => {
             let policy = policy.as_deref().unwrap_or("drf");
-            check_policy(policy)?;
-            queue_xml(policy, &w.queues, &spec.scheduler.weights, &w.lqs)
+            check_queue_policy(policy)?;
+            let app = app_policy_xml(&spec.scheduler)?;
+            queue_xml(policy, &app, &w.queues, &spec.scheduler.weights, &w.lqs)
         }
     };
     let am = spec.sim.am_container.to_resources("sim.am_container")?;
@@ -111,6 +185,10 @@ pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
         idle_recheck_ms: spec.sim.idle_recheck_ms,
         progress,
         label: spec.name.clone(),
+        hints: spec.sim.hints,
+        hint_progress_interval_ms: spec.sim.hint_progress_interval_ms,
+        fairness_over_jobs: spec.sim.fairness_over == crate::spec::FairnessOver::Jobs,
+        fairness_window_ms: spec.sim.fairness_window_ms,
     };
     let cluster = ClusterConfig { machines: spec.cluster.machines, machines_per_rack: spec.cluster.machines_per_rack, capacity };
     Ok(Prepared { cluster, settings, queue_xml, jobs: w.jobs, cfg, window_ms: spec.sim.fairness_window_ms })

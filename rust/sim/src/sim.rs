@@ -25,6 +25,7 @@
 //! have heartbeated first. The cursor stops when nothing is pending or after a full round
 //! that started nothing, and restarts only when a new ask could fit a node it has passed.
 
+use crate::hints::{HintWriter, ProgressEntry};
 use crate::model::Job;
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -53,6 +54,14 @@ pub struct SimConfig {
     pub idle_recheck_ms: i64,
     pub progress: bool,
     pub label: String,
+    /// AMs send their DAG at registration and progress after (see [`crate::hints`]).
+    pub hints: bool,
+    /// Between stage completions, progress goes out at most this often per job.
+    pub hint_progress_interval_ms: i64,
+    /// Jain's index over jobs (every live app) instead of queues.
+    pub fairness_over_jobs: bool,
+    /// Window of Jain's index over jobs.
+    pub fairness_window_ms: i64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -90,6 +99,8 @@ pub struct RunStats {
     pub heartbeat_events: u64,
     pub core_heartbeats: u64,
     pub containers: u64,
+    /// Hint documents the simulated AMs sent (DAGs and progress).
+    pub hint_documents: u64,
     pub wall_s: f64,
 }
 
@@ -107,6 +118,8 @@ pub struct RunOutput {
     pub capacity: Resources,
     pub machines: usize,
     pub stats: RunStats,
+    /// Jain's index over jobs per window, when the run measured it.
+    pub job_fairness: Option<Vec<f64>>,
 }
 
 const K_TASK_END: u8 = 0;
@@ -143,6 +156,46 @@ struct JobRt {
     start_ms: i64,
     finish_ms: i64,
     am: Option<(AllocationId, u32, i64)>,
+    /// Per stage: sum of the start times of its running tasks (for `running_elapsed_ms`).
+    run_start_sum: Vec<i64>,
+    /// Per stage: the (finished, running) counts last reported in hints.
+    reported: Vec<(u32, u32)>,
+    last_progress_ms: i64,
+}
+
+/// Jain's index over jobs' dominant shares, window by window, accumulated as samples come so
+/// that nothing per sample is kept.
+struct JobFairness {
+    window_ms: i64,
+    start: i64,
+    samples: u32,
+    sums: HashMap<u64, f64>,
+    values: Vec<f64>,
+}
+
+impl JobFairness {
+    fn close(&mut self) {
+        if self.sums.len() >= 2 {
+            let n = self.samples.max(1) as f64;
+            let (s, s2) = self.sums.values().fold((0.0, 0.0), |(a, b), &x| (a + x / n, b + (x / n) * (x / n)));
+            self.values.push(if s2 == 0.0 { 1.0 } else { s * s / (self.sums.len() as f64 * s2) });
+        }
+        self.sums.clear();
+        self.samples = 0;
+    }
+
+    fn sample(&mut self, now: i64, st: &tidal_core::state::ClusterState) {
+        if now >= self.start + self.window_ms {
+            self.close();
+            self.start += (now - self.start) / self.window_ms * self.window_ms;
+        }
+        self.samples += 1;
+        for a in st.apps.iter().flatten() {
+            if a.running_containers > 0 || a.asks.pending_containers() > 0 {
+                *self.sums.entry(a.key).or_default() += a.usage.dominant_share(&st.capacity);
+            }
+        }
+    }
 }
 
 struct Cursor {
@@ -164,7 +217,8 @@ struct Engine<'a> {
     seq: u64,
     /// Events that can make progress on their own (task ends, arrivals, AM starts).
     live: u64,
-    running: HashMap<AllocationId, (u32, u16)>,
+    /// Running task containers: (job, stage, start time).
+    running: HashMap<AllocationId, (u32, u16, i64)>,
     pending_caps: BTreeMap<[i64; DIMS], u64>,
     pending_total: u64,
     min_cap: Option<Resources>,
@@ -182,6 +236,9 @@ struct Engine<'a> {
     allocated: [f64; DIMS],
     samples: Samples,
     stats: RunStats,
+    hints: HintWriter,
+    progress_buf: Vec<ProgressEntry>,
+    job_fairness: Option<JobFairness>,
 }
 
 fn fits(need: &Resources, free: &Resources) -> bool {
@@ -368,12 +425,60 @@ impl<'a> Engine<'a> {
         let stage = (d.priority - 1) as usize;
         let idx = rt.started[stage] as usize;
         rt.started[stage] += 1;
+        rt.run_start_sum[stage] += now;
         let dur = self.jobs[job].stages[stage].durations_ms[idx] as i64 + overhead;
         for (acc, v) in self.allocated.iter_mut().zip(d.resources.0.iter()) {
             *acc += *v as f64 * dur as f64;
         }
-        self.running.insert(d.allocation_id, (job as u32, stage as u16));
+        self.running.insert(d.allocation_id, (job as u32, stage as u16, now));
         self.push(now + dur, K_TASK_END, n, d.allocation_id);
+        self.send_progress(job, now, false)
+    }
+
+    /// The AM's DAG hints, sent once it has registered and asked for its first stages.
+    fn send_dag(&mut self, job: usize) -> Result<()> {
+        if !self.cfg.hints {
+            return Ok(());
+        }
+        let jobs: &'a [Job] = self.jobs;
+        let j = &jobs[job];
+        let doc = self.hints.dag(j)?;
+        self.stats.hint_documents += 1;
+        self.sched
+            .set_hints(Self::app_key(job), doc)
+            .map_err(|e| anyhow!("job '{}': the scheduler refused the DAG hints its AM sent: {e}", j.name))?;
+        Ok(())
+    }
+
+    /// Progress of the stages whose counts changed since the last report, and of stages with
+    /// running tasks (their elapsed time moves). Unforced reports are rate-limited per job.
+    fn send_progress(&mut self, job: usize, now: i64, force: bool) -> Result<()> {
+        if !self.cfg.hints {
+            return Ok(());
+        }
+        let rt = self.rt[job].as_mut().expect("running job");
+        if !force && now - rt.last_progress_ms < self.cfg.hint_progress_interval_ms {
+            return Ok(());
+        }
+        self.progress_buf.clear();
+        for s in 0..rt.started.len() {
+            let (finished, running) = (rt.done[s], rt.started[s] - rt.done[s]);
+            if (finished, running) == rt.reported[s] && running == 0 {
+                continue;
+            }
+            rt.reported[s] = (finished, running);
+            let elapsed = if running > 0 { (now - rt.run_start_sum[s] / running as i64).max(0) } else { 0 };
+            self.progress_buf.push(ProgressEntry { stage: s as u32, finished, running, running_elapsed_ms: elapsed as u64 });
+        }
+        rt.last_progress_ms = now;
+        if self.progress_buf.is_empty() {
+            return Ok(());
+        }
+        let doc = self.hints.progress(&self.progress_buf)?;
+        self.stats.hint_documents += 1;
+        self.sched
+            .set_hints(Self::app_key(job), doc)
+            .map_err(|e| anyhow!("job '{}': the scheduler refused the progress hints its AM sent: {e}", self.jobs[job].name))?;
         Ok(())
     }
 
@@ -399,9 +504,12 @@ impl<'a> Engine<'a> {
             start_ms: -1,
             finish_ms: -1,
             am: None,
+            run_start_sum: vec![0; j.stages.len()],
+            reported: vec![(0, 0); j.stages.len()],
+            last_progress_ms: now,
         });
         self.sched
-            .add_app(Self::app_key(job), &j.queue, &j.queue)
+            .add_app(Self::app_key(job), &j.queue, &j.user)
             .with_context(|| format!("submitting job '{}' to queue '{}'", j.name, j.queue))?;
         match self.cfg.am {
             Some(am) => self.ask(job, 0, 1, am, now),
@@ -415,19 +523,20 @@ impl<'a> Engine<'a> {
         for s in roots {
             self.ask_stage(job, s, now)?;
         }
-        Ok(())
+        self.send_dag(job)
     }
 
     fn on_task_end(&mut self, n: u32, alloc: AllocationId, now: i64) -> Result<()> {
         self.nodes[n as usize].completed.push(alloc);
         self.wake(n, now);
-        let (job, stage) = self.running.remove(&alloc).ok_or_else(|| anyhow!("unknown allocation {alloc}"))?;
+        let (job, stage, started) = self.running.remove(&alloc).ok_or_else(|| anyhow!("unknown allocation {alloc}"))?;
         let (job, stage) = (job as usize, stage as usize);
         let tasks = self.jobs[job].stages[stage].tasks() as u32;
         let rt = self.rt[job].as_mut().expect("running job");
         rt.done[stage] += 1;
+        rt.run_start_sum[stage] -= started;
         if rt.done[stage] < tasks {
-            return Ok(());
+            return self.send_progress(job, now, false);
         }
         rt.stages_left -= 1;
         let mut ready = Vec::new();
@@ -443,6 +552,8 @@ impl<'a> Engine<'a> {
         }
         if done {
             self.finish_job(job, now)?;
+        } else {
+            self.send_progress(job, now, true)?;
         }
         Ok(())
     }
@@ -470,6 +581,9 @@ impl<'a> Engine<'a> {
 
     fn on_sample(&mut self, now: i64) {
         let st = self.sched.state();
+        if let Some(f) = &mut self.job_fairness {
+            f.sample(now, st);
+        }
         self.samples.times_ms.push(now);
         for (i, q) in st.queues.iter().enumerate() {
             self.samples.share[i].push(q.usage.dominant_share(&st.capacity) as f32);
@@ -556,12 +670,24 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
         allocated: [0.0; DIMS],
         samples: Samples { times_ms: Vec::new(), share: vec![Vec::new(); nq], active: vec![Vec::new(); nq] },
         stats: RunStats::default(),
+        hints: HintWriter::default(),
+        progress_buf: Vec::new(),
+        job_fairness: None,
         sched,
     };
     for (i, j) in jobs.iter().enumerate() {
         e.push(j.arrival_ms, K_ARRIVAL, i as u32, 0);
     }
     let t0 = jobs.iter().map(|j| j.arrival_ms).min().unwrap_or(0);
+    if cfg.fairness_over_jobs {
+        e.job_fairness = Some(JobFairness {
+            window_ms: cfg.fairness_window_ms.max(1),
+            start: t0,
+            samples: 0,
+            sums: HashMap::new(),
+            values: Vec::new(),
+        });
+    }
     e.push(t0, K_SAMPLE, 0, 0);
     let pb = ProgressBar::with_draw_target(Some(jobs.len() as u64), ProgressDrawTarget::hidden());
     let mut shown = false;
@@ -626,7 +752,14 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
         }
     }
     pb.finish_and_clear();
-    let policy = e.sched.policy_name().to_string();
+    let job_fairness = e.job_fairness.take().map(|mut f| {
+        f.close();
+        f.values
+    });
+    let policy = match e.sched.app_policy_name() {
+        "fifo" => e.sched.policy_name().to_string(),
+        app => format!("{}/{app}", e.sched.policy_name()),
+    };
     let records = jobs
         .iter()
         .zip(e.rt.iter())
@@ -656,6 +789,7 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
         capacity: cluster.capacity,
         machines: n,
         stats: e.stats,
+        job_fairness,
     })
 }
 
@@ -670,7 +804,8 @@ mod tests {
     }
 
     fn job(name: &str, queue: &str, arrival_ms: i64, stages: Vec<Stage>) -> Job {
-        Job { name: name.into(), queue: queue.into(), class: "job".into(), arrival_ms, deadline_ms: None, stages }
+        let estimates = crate::model::estimates_of(&stages);
+        Job { name: name.into(), queue: queue.into(), user: queue.into(), class: "job".into(), arrival_ms, deadline_ms: None, stages, estimates }
     }
 
     fn cfg(am: bool) -> SimConfig {
@@ -682,6 +817,10 @@ mod tests {
             idle_recheck_ms: 10_000,
             progress: false,
             label: "test".into(),
+            hints: true,
+            hint_progress_interval_ms: 2000,
+            fairness_over_jobs: false,
+            fairness_window_ms: 60_000,
         }
     }
 

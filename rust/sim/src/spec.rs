@@ -54,6 +54,24 @@ pub struct SchedulerSpec {
     /// Containers per node heartbeat; default YARN's 10. (The fair scheduler's
     /// assignmultiple with no limit corresponds to a large number.)
     pub max_assign_per_heartbeat: Option<u32>,
+    /// The order among apps inside a queue (`<app-policy>`): fifo (default), carbyne, tetris,
+    /// sjf, uwfq, or any other name this build's core knows.
+    pub app_policy: Option<String>,
+    /// Carbyne's P(altruism) (`<altruism-probability>`); 0 is job-level DRF.
+    pub altruism_probability: Option<f64>,
+    /// Tetris's fairness knob (`<fairness-knob>`).
+    pub fairness_knob: Option<f64>,
+    /// UWFQ user weights by user name (`<uwfq-user-weight user="..">`).
+    #[serde(default)]
+    pub uwfq_user_weights: std::collections::BTreeMap<String, f64>,
+    /// UWFQ grace period in seconds (`<uwfq-grace-period-sec>`).
+    pub uwfq_grace_period_s: Option<f64>,
+    /// UWFQ's per-container runtime for apps without hints (`<uwfq-default-task-sec>`).
+    pub uwfq_default_task_s: Option<f64>,
+    /// Extra elements copied verbatim into the generated allocation file's `<tidal>`, for
+    /// switches this spec format does not name (e.g. newer core features).
+    #[serde(default)]
+    pub extra_xml: String,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -85,6 +103,22 @@ pub struct SimSpec {
     pub idle_recheck_ms: i64,
     /// Window of Jain's fairness index.
     pub fairness_window_ms: i64,
+    /// Over what Jain's index is computed: queues' or jobs' dominant shares.
+    pub fairness_over: FairnessOver,
+    /// Whether ApplicationMasters send DAG hints (at registration) and progress.
+    pub hints: bool,
+    /// Between stage completions, an AM sends progress at most this often (at a task start or
+    /// end, when something changed since the last report).
+    pub hint_progress_interval_ms: i64,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FairnessOver {
+    #[default]
+    Queues,
+    /// Every job is an entity (Carbyne's inter-job fairness); weights are 1.
+    Jobs,
 }
 
 impl Default for SimSpec {
@@ -98,6 +132,9 @@ impl Default for SimSpec {
             sample_ms: 1000,
             idle_recheck_ms: 10_000,
             fairness_window_ms: 60_000,
+            fairness_over: FairnessOver::Queues,
+            hints: true,
+            hint_progress_interval_ms: 5_000,
         }
     }
 }
@@ -166,6 +203,39 @@ pub enum WorkloadSpec {
     },
     /// BoPF-style: periodic latency-sensitive queues and throughput queues queued at t = 0.
     Bopf { lq: Vec<LqSpec>, tq: TqSpec },
+    /// Several users, each submitting jobs from its own source (UWFQ's multi-user setups).
+    /// Jobs go to one queue `default` unless `queue_per_user`; the job's class is its user's
+    /// `class` (default: the user's name).
+    Users {
+        users: Vec<UserSpec>,
+        #[serde(default)]
+        queue_per_user: bool,
+        /// Every job is submitted as its own user: fair queuing across jobs with no user
+        /// context (a CFQ-style order under UWFQ).
+        #[serde(default)]
+        job_as_user: bool,
+    },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserSpec {
+    pub name: String,
+    pub source: SourceSpec,
+    pub jobs: usize,
+    pub arrivals: UserArrivals,
+    #[serde(default)]
+    pub first_arrival_s: f64,
+    pub class: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum UserArrivals {
+    /// Exponential inter-arrival times.
+    Poisson { mean_interarrival_s: f64 },
+    /// `size` jobs at once every `every_s` seconds.
+    Bursts { every_s: f64, size: usize },
 }
 
 fn default_interarrival() -> f64 {
@@ -276,6 +346,7 @@ impl Spec {
                 lq.iter_mut().for_each(|l| fix_src(&mut l.source));
                 fix_src(&mut tq.source);
             }
+            WorkloadSpec::Users { users, .. } => users.iter_mut().for_each(|u| fix_src(&mut u.source)),
         }
         if let Some(q) = &mut self.scheduler.queue_file {
             if q.is_relative() {
@@ -325,6 +396,46 @@ impl Spec {
                 if tq.jobs > 0 && tq.queues == 0 {
                     bail!("workload.tq.queues must be at least 1 when tq.jobs > 0");
                 }
+            }
+            WorkloadSpec::Users { users, .. } => {
+                if users.is_empty() {
+                    bail!("workload.users must list at least one user");
+                }
+                for (i, u) in users.iter().enumerate() {
+                    let ok_name = !u.name.is_empty() && u.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                    if !ok_name {
+                        bail!("workload.users[{i}].name '{}' must be letters, digits, '_' or '-'", u.name);
+                    }
+                    if users[..i].iter().any(|o| o.name == u.name) {
+                        bail!("workload.users[{i}].name '{}' is used twice", u.name);
+                    }
+                    match u.arrivals {
+                        UserArrivals::Poisson { mean_interarrival_s } if !(mean_interarrival_s > 0.0) => {
+                            bail!("workload.users[{i}] ('{}'): arrivals.mean_interarrival_s must be positive", u.name)
+                        }
+                        UserArrivals::Bursts { every_s, size } if !(every_s > 0.0) || size == 0 => {
+                            bail!("workload.users[{i}] ('{}'): arrivals.every_s and arrivals.size must be positive", u.name)
+                        }
+                        _ => {}
+                    }
+                    if !(u.first_arrival_s >= 0.0) {
+                        bail!("workload.users[{i}] ('{}'): first_arrival_s must not be negative", u.name);
+                    }
+                }
+            }
+        }
+        if s.hint_progress_interval_ms <= 0 {
+            bail!("sim.hint_progress_interval_ms must be positive");
+        }
+        let sc = &self.scheduler;
+        if let Some(p) = sc.altruism_probability {
+            if !(0.0..=1.0).contains(&p) {
+                bail!("scheduler.altruism_probability must be in [0, 1], not {p}");
+            }
+        }
+        if let Some(f) = sc.fairness_knob {
+            if !(0.0..1.0).contains(&f) {
+                bail!("scheduler.fairness_knob must be in [0, 1), not {f}");
             }
         }
         Ok(())

@@ -2,8 +2,8 @@
 //! deadlines and the injected estimation error. All randomness comes from one seeded RNG.
 
 use crate::gen;
-use crate::model::{critical_path_ms, Job, JobTemplate, Stage};
-use crate::spec::{Arrivals, DeclaredDemand, ErrorScope, SimSpec, SourceSpec, WorkloadSpec};
+use crate::model::{critical_path_ms, estimates_of, Job, JobTemplate, Stage};
+use crate::spec::{Arrivals, DeclaredDemand, ErrorScope, SimSpec, SourceSpec, UserArrivals, WorkloadSpec};
 use crate::traces;
 use anyhow::{bail, Result};
 use rand::Rng;
@@ -149,10 +149,20 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                     format!("q{}", i % nq)
                 };
                 use_queue(&queue, &mut queues);
+                let estimates = estimates_of(&tpl.stages);
                 if err_all {
                     perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
                 }
-                jobs.push(Job { name: tpl.name, queue, class: "job".into(), arrival_ms: arrival, deadline_ms: None, stages: tpl.stages });
+                jobs.push(Job {
+                    name: tpl.name,
+                    user: queue.clone(),
+                    queue,
+                    class: "job".into(),
+                    arrival_ms: arrival,
+                    deadline_ms: None,
+                    stages: tpl.stages,
+                    estimates,
+                });
             }
         }
         WorkloadSpec::Bopf { lq, tq } => {
@@ -205,10 +215,20 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                     }
                 }
                 for (k, mut tpl) in drawn.into_iter().enumerate() {
+                    let estimates = estimates_of(&tpl.stages);
                     perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
                     let arrival = ((l.first_arrival_s + k as f64 * l.period_s) * 1000.0) as i64;
                     let deadline = arrival + (on_period_s * 1000.0) as i64;
-                    jobs.push(Job { name: tpl.name, queue: l.name.clone(), class: "LQ".into(), arrival_ms: arrival, deadline_ms: Some(deadline), stages: tpl.stages });
+                    jobs.push(Job {
+                        name: tpl.name,
+                        queue: l.name.clone(),
+                        user: l.name.clone(),
+                        class: "LQ".into(),
+                        arrival_ms: arrival,
+                        deadline_ms: Some(deadline),
+                        stages: tpl.stages,
+                        estimates,
+                    });
                 }
                 lqs.push(crate::runner::LqDecl {
                     name: l.name.clone(),
@@ -224,10 +244,58 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
             for k in 0..tq.jobs {
                 let q = format!("tq{}", k % tq.queues);
                 let mut tpl = draw(&mut cache, &tq.source, &mut rng, format!("{q}-{k}"))?;
+                let estimates = estimates_of(&tpl.stages);
                 if err_all {
                     perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
                 }
-                jobs.push(Job { name: tpl.name, queue: q, class: "TQ".into(), arrival_ms: 0, deadline_ms: None, stages: tpl.stages });
+                jobs.push(Job {
+                    name: tpl.name,
+                    user: q.clone(),
+                    queue: q,
+                    class: "TQ".into(),
+                    arrival_ms: 0,
+                    deadline_ms: None,
+                    stages: tpl.stages,
+                    estimates,
+                });
+            }
+        }
+        WorkloadSpec::Users { users, queue_per_user, job_as_user } => {
+            for u in users {
+                let queue = if *queue_per_user { u.name.clone() } else { "default".to_string() };
+                use_queue(&queue, &mut queues);
+                let exp = match &u.arrivals {
+                    UserArrivals::Poisson { mean_interarrival_s } => Exp::new(1.0 / (mean_interarrival_s * 1000.0)).ok(),
+                    UserArrivals::Bursts { .. } => None,
+                };
+                let mut t = u.first_arrival_s * 1000.0;
+                for k in 0..u.jobs {
+                    let arrival = match &u.arrivals {
+                        UserArrivals::Poisson { .. } => {
+                            if k > 0 {
+                                t += exp.expect("validated mean").sample(&mut rng);
+                            }
+                            t as i64
+                        }
+                        UserArrivals::Bursts { every_s, size } => ((u.first_arrival_s + (k / size) as f64 * every_s) * 1000.0) as i64,
+                    };
+                    let mut tpl = draw(&mut cache, &u.source, &mut rng, format!("{}-{k}", u.name))?;
+                    let estimates = estimates_of(&tpl.stages);
+                    if err_all {
+                        perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
+                    }
+                    let user = if *job_as_user { tpl.name.clone() } else { u.name.clone() };
+                    jobs.push(Job {
+                        name: tpl.name,
+                        queue: queue.clone(),
+                        user,
+                        class: u.class.clone().unwrap_or_else(|| u.name.clone()),
+                        arrival_ms: arrival,
+                        deadline_ms: None,
+                        stages: tpl.stages,
+                        estimates,
+                    });
+                }
             }
         }
     }

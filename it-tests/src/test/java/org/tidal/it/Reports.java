@@ -78,9 +78,10 @@ final class Reports {
     }
 
     out.append("\nSummary (contended: every queue had maps waiting; converged: contended samples from the"
-        + " first one with every queue within one container of its fair share)\n");
-    out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %8s %8s %12s %12s %10s%n", "scheduler", "queue",
-        "contended", "converged", "min", "max", "converge(s)", "job time(s)", "result"));
+        + " first one with every queue within one container of its fair share; metrics: converged mean from"
+        + " the RM's QueueMetrics)\n");
+    out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %8s %8s %10s %12s %12s %10s%n", "scheduler",
+        "queue", "contended", "converged", "min", "max", "metrics", "converge(s)", "job time(s)", "result"));
     for (Result r : runs) {
       double fair = r.fairShare();
       double tol = r.oneContainerShare();
@@ -95,10 +96,10 @@ final class Reports {
           max = Double.isNaN(max) ? v : Math.max(max, v);
         }
         JobOutcome o = r.outcomes.get(q);
-        out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %8s %8s %12s %12s %10s%n",
+        out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %8s %8s %10s %12s %12s %10s%n",
             r.scheduler.displayName(), o == null || o.appQueue == null ? q : o.appQueue,
             pctOrDash(Result.meanShare(r.contendedSamples(), q)), pctOrDash(Result.meanShare(converged, q)),
-            pctOrDash(min), pctOrDash(max),
+            pctOrDash(min), pctOrDash(max), pctOrDash(Result.meanMetricsShare(converged, q)),
             convergence < 0 ? "never" : String.format(Locale.ROOT, "%.1f", convergence / 1000.0),
             o == null ? "-" : String.format(Locale.ROOT, "%.1f", o.elapsedMillis / 1000.0),
             o == null ? "-" : (o.succeeded ? "SUCCEEDED" : String.valueOf(o.finalStatus))));

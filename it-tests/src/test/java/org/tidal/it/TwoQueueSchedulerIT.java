@@ -129,6 +129,12 @@ public class TwoQueueSchedulerIT {
       double mean = Result.meanShare(converged, spec.queue);
       assertEquals(String.format(Locale.ROOT, "mean dominant share of root.%s under %s", spec.queue,
           scheduler.displayName()), fair, mean, tolerance);
+      // The RM's own queue accounting (web UI, /jmx) must tell the same story.
+      double fromMetrics = Result.meanMetricsShare(converged, spec.queue);
+      assertFalse("no QueueMetrics for root." + spec.queue + " under " + scheduler.displayName(),
+          Double.isNaN(fromMetrics));
+      assertEquals(String.format(Locale.ROOT, "mean dominant share of root.%s from QueueMetrics under %s",
+          spec.queue, scheduler.displayName()), fair, fromMetrics, tolerance);
     }
   }
 

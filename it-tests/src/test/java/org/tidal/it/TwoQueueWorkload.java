@@ -1,6 +1,7 @@
 package org.tidal.it;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -10,6 +11,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.Cluster;
@@ -57,6 +62,8 @@ public final class TwoQueueWorkload {
     public final Map<String, Resource> used = new LinkedHashMap<>();
     public final Map<String, Double> dominantShare = new LinkedHashMap<>();
     public final Map<String, Integer> pendingMaps = new LinkedHashMap<>();
+    /** The same share computed from the RM's QueueMetrics (JMX), NaN if the queue has none. */
+    public final Map<String, Double> metricsShare = new LinkedHashMap<>();
 
     Sample(long elapsedMillis) {
       this.elapsedMillis = elapsedMillis;
@@ -169,6 +176,15 @@ public final class TwoQueueWorkload {
       double sum = 0;
       for (Sample s : samples) {
         sum += s.dominantShare.getOrDefault(queue, 0.0);
+      }
+      return samples.isEmpty() ? Double.NaN : sum / samples.size();
+    }
+
+    /** Like {@link #meanShare} from QueueMetrics; NaN if any sample had no metrics for the queue. */
+    public static double meanMetricsShare(List<Sample> samples, String queue) {
+      double sum = 0;
+      for (Sample s : samples) {
+        sum += s.metricsShare.getOrDefault(queue, Double.NaN);
       }
       return samples.isEmpty() ? Double.NaN : sum / samples.size();
     }
@@ -304,10 +320,32 @@ public final class TwoQueueWorkload {
           (double) r.getVirtualCores() / capacity.getVirtualCores());
       s.dominantShare.put(e.getKey(), share);
     }
+    for (String queue : s.used.keySet()) {
+      s.metricsShare.put(queue, queueMetricsShare(queue, capacity));
+    }
     for (int i = 0; i < submitted.size(); i++) {
       s.pendingMaps.put(jobs.get(i).queue, pendingMaps(mrCluster, submitted.get(i).getJobID()));
     }
     return s;
+  }
+
+  /**
+   * Dominant share from the queue's QueueMetrics MBean, the numbers the RM's
+   * /jmx page and monitoring read; NaN if the scheduler registered none.
+   */
+  private static double queueMetricsShare(String queue, Resource capacity) {
+    try {
+      ObjectName name = new ObjectName("Hadoop:service=ResourceManager,name=QueueMetrics,q0=root,q1=" + queue);
+      MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+      if (!jmx.isRegistered(name)) {
+        return Double.NaN;
+      }
+      double mb = ((Number) jmx.getAttribute(name, "AllocatedMB")).doubleValue();
+      double vcores = ((Number) jmx.getAttribute(name, "AllocatedVCores")).doubleValue();
+      return Math.max(mb / capacity.getMemory(), vcores / capacity.getVirtualCores());
+    } catch (JMException e) {
+      return Double.NaN;
+    }
   }
 
   /** Map tasks not yet given a container; 0 once the job is finished or not yet running. */

@@ -233,6 +233,8 @@ pub struct StageReservation {
     idle: Vec<Slot>,
     fit: Pareto,
     fitted_at: usize,
+    /// Finished count at the last fit attempt, successful or not.
+    tried_at: usize,
     /// Deadline relative to the phase start.
     deadline_rel: f64,
 }
@@ -265,6 +267,7 @@ impl StageReservation {
             idle: Vec::new(),
             fit,
             fitted_at: 0,
+            tried_at: 0,
             deadline_rel: f64::INFINITY,
         };
         s.deadline_rel = s.fit.deadline(settings.isolation_probability, tasks)?;
@@ -322,9 +325,12 @@ impl StageReservation {
     /// O(log m) while the estimate follows the phase.
     fn maybe_refit(&mut self, now: f64) {
         let k = self.durations.len();
-        if k < self.settings.min_samples as usize || (self.fitted_at > 0 && k < self.fitted_at + (self.fitted_at / 8).max(1)) {
+        // Attempts back off like fits do: durations without spread (no fit) must not make
+        // every completion rescan the stage.
+        if k < self.settings.min_samples as usize || (self.tried_at > 0 && k < self.tried_at + (self.tried_at / 8).max(1)) {
             return;
         }
+        self.tried_at = k;
         let elapsed: Vec<f64> = self.running.values().map(|r| now - r.start).collect();
         if let Some(fit) = Pareto::fit(&self.durations, &elapsed) {
             self.fit = fit;

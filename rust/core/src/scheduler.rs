@@ -253,6 +253,7 @@ impl Scheduler {
         if admission.class != AdmissionClass::Rejected {
             self.registered.push(config);
         }
+        self.reserving = self.any_reservation();
         Ok(admission)
     }
 

@@ -9,16 +9,30 @@ use std::time::Instant;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum BenchCase {
-    /// 3,000 machines, 6,000 jobs, over 600,000 tasks (Facebook-trace scale).
+    /// 3,000 machines, 6,000 jobs, over 600,000 tasks (Facebook-trace scale), Carbyne with
+    /// DAG hints and progress.
     Facebook,
+    /// The same jobs arriving fast enough to keep the cluster busy (a backlog builds up).
+    FacebookSaturated,
     /// 10,000 machines, over 1,000,000 tasks, DRF.
     Large,
+    /// The same jobs arriving fast enough to keep the cluster busy.
+    LargeSaturated,
     All,
 }
 
+/// The app policy a case runs (the queue policy is `--policy`).
+fn app_policy(case: BenchCase) -> Option<&'static str> {
+    matches!(case, BenchCase::Facebook | BenchCase::FacebookSaturated).then_some("carbyne")
+}
+
 pub fn spec(case: BenchCase, policy: &str) -> Spec {
+    // Mean inter-arrival: the relaxed cases leave the cluster mostly idle between jobs; the
+    // saturated ones submit work faster than the cluster drains it.
     let (machines, jobs, interarrival, scale) = match case {
         BenchCase::Facebook => (3000, 6000, 3.0, 0.2),
+        BenchCase::FacebookSaturated => (3000, 6000, 0.1, 0.2),
+        BenchCase::LargeSaturated => (10_000, 10_000, 0.05, 0.2),
         _ => (10_000, 10_000, 2.0, 0.2),
     };
     let machine = ResourceSpec(
@@ -31,7 +45,7 @@ pub fn spec(case: BenchCase, policy: &str) -> Spec {
         name: format!("bench-{machines}"),
         seed: 11,
         cluster: ClusterSpec { machines, machines_per_rack: 40, machine },
-        scheduler: SchedulerSpec { policy: Some(policy.into()), ..Default::default() },
+        scheduler: SchedulerSpec { policy: Some(policy.into()), app_policy: app_policy(case).map(Into::into), ..Default::default() },
         sim: SimSpec::default(),
         workload: WorkloadSpec::Carbyne {
             source: SourceSpec::Generator { family: Family::Tpcds, scale },
@@ -54,15 +68,13 @@ pub fn peak_rss_mb() -> Option<f64> {
 }
 
 pub fn run(case: BenchCase, policy: &str, progress: bool) -> Result<String> {
-    let cases: &[BenchCase] = match case {
-        BenchCase::All => &[BenchCase::Facebook, BenchCase::Large],
-        c => std::slice::from_ref(match c {
-            BenchCase::Facebook => &BenchCase::Facebook,
-            _ => &BenchCase::Large,
-        }),
+    let all = [BenchCase::Facebook, BenchCase::FacebookSaturated, BenchCase::Large, BenchCase::LargeSaturated];
+    let cases: Vec<BenchCase> = match case {
+        BenchCase::All => all.to_vec(),
+        c => vec![c],
     };
     let mut out = String::new();
-    for &c in cases {
+    for c in cases {
         let spec = spec(c, policy);
         let t = Instant::now();
         let p = prepare(&spec, progress)?;
@@ -73,7 +85,7 @@ pub fn run(case: BenchCase, policy: &str, progress: bool) -> Result<String> {
         let sim_end = run.jobs.iter().map(|j| j.finish_ms).max().unwrap_or(0) as f64 / 1000.0;
         out.push_str(&format!(
             "{:<9} machines {:>6}  jobs {:>6}  tasks {:>8}  policy {}  simulated {:.0} s\n          \
-             wall {:.2} s (workload {:.2} s, simulation {:.2} s)  events {}  heartbeat events {}  core heartbeats {}  containers {}  peak RSS {} MB\n",
+             wall {:.2} s (workload {:.2} s, simulation {:.2} s)  events {}  heartbeat events {}  core heartbeats {}  containers {}  hint documents {}  peak RSS so far {} MB\n",
             format!("{c:?}").to_lowercase(),
             p.cluster.machines,
             p.jobs.len(),
@@ -87,6 +99,7 @@ pub fn run(case: BenchCase, policy: &str, progress: bool) -> Result<String> {
             run.stats.heartbeat_events,
             run.stats.core_heartbeats,
             run.stats.containers,
+            run.stats.hint_documents,
             peak_rss_mb().map(|m| format!("{m:.0}")).unwrap_or("?".into()),
         ));
     }

@@ -22,7 +22,7 @@ use crate::request::Priority;
 use crate::resource::Resources;
 use crate::state::{Allocation, AllocationId, AppKey, AppSlot, ClusterState, NodeId};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use tracing::{debug, info, warn};
 
 /// Resources held on a node for one app.
@@ -60,7 +60,7 @@ struct AppReservations {
     dag_revision: u64,
     stages: Vec<Option<StageState>>,
     /// Running containers of the app by the stage they count for.
-    tasks: HashMap<AllocationId, StageIdx>,
+    tasks: FxHashMap<AllocationId, StageIdx>,
     pre: Option<PreReserving>,
     /// One entry per hold of the app (a node may repeat).
     held_on: Vec<NodeId>,
@@ -93,7 +93,7 @@ pub struct Reservations {
     /// Apps with slots to pre-reserve, in the order they started pre-reserving.
     prereserving: Vec<AppSlot>,
     /// Apps told once that they reserve nothing without hints.
-    warned: HashSet<AppKey>,
+    warned: FxHashSet<AppKey>,
     holds: usize,
 }
 
@@ -223,7 +223,7 @@ impl Reservations {
             settings,
             dag_revision: hints.dag_revision,
             stages: Vec::new(),
-            tasks: HashMap::new(),
+            tasks: FxHashMap::default(),
             pre: None,
             held_on: Vec::new(),
             last_stage: None,

@@ -11,7 +11,7 @@
 
 use crate::resource::Resources;
 use crate::state::NodeId;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use thiserror::Error;
 
 /// A task of a stage, as the caller names it (for example the allocation id of its container).
@@ -77,18 +77,9 @@ impl Pareto {
     /// finished and a fit from them alone would see no tail at all. Returns `None` until the
     /// data pin the shape down (no finished task, or no spread yet).
     pub fn fit(finished: &[f64], running_elapsed: &[f64]) -> Option<Pareto> {
-        let ok = |x: &f64| x.is_finite() && *x > 0.0;
-        let scale = finished.iter().copied().filter(ok).fold(f64::INFINITY, f64::min);
-        if !scale.is_finite() {
-            return None;
-        }
-        let k = finished.iter().filter(|x| ok(x)).count() as f64;
-        let spread: f64 = finished.iter().filter(|x| ok(x)).map(|x| (x / scale).ln()).sum::<f64>()
-            + running_elapsed.iter().filter(|x| ok(x)).map(|c| (c / scale).ln().max(0.0)).sum::<f64>();
-        if spread <= 0.0 {
-            return None;
-        }
-        Some(Pareto { shape: (k / spread).max(MIN_SHAPE), scale })
+        let mut stats = DurationStats::default();
+        finished.iter().for_each(|&x| stats.add(x));
+        stats.fit(running_elapsed.iter().copied())
     }
 
     /// Eq. (2): the probability that all `n` tasks of the phase finish by `d`.
@@ -218,6 +209,45 @@ pub enum Transition {
     Wider { extra: u32 },
 }
 
+/// Running sums of finished task durations for the Pareto maximum-likelihood fit, so that a
+/// refit reads only the running tasks: `Σ ln(x_i / t_m) = Σ ln x_i − k ln t_m`.
+#[derive(Clone, Copy, Debug, Default)]
+struct DurationStats {
+    /// Finished tasks with a positive, finite duration (the others carry no information).
+    count: u32,
+    sum_ln: f64,
+    /// The smallest such duration, the estimate of `t_m`.
+    min: f64,
+}
+
+impl DurationStats {
+    fn add(&mut self, x: f64) {
+        if x.is_finite() && x > 0.0 {
+            self.min = if self.count == 0 { x } else { self.min.min(x) };
+            self.count += 1;
+            self.sum_ln += x.ln();
+        }
+    }
+
+    /// The fit counting tasks still running for `elapsed` as censored at that time.
+    fn fit(&self, running_elapsed: impl Iterator<Item = f64>) -> Option<Pareto> {
+        if self.count == 0 {
+            return None;
+        }
+        let scale = self.min;
+        let censored: f64 = running_elapsed
+            .filter(|c| c.is_finite() && *c > 0.0)
+            .map(|c| (c / scale).ln().max(0.0))
+            .sum();
+        let spread = self.sum_ln - self.count as f64 * scale.ln() + censored;
+        // Rounding can leave a hair above zero when every duration is equal.
+        if spread <= 1e-12 * self.count as f64 {
+            return None;
+        }
+        Some(Pareto { shape: (self.count as f64 / spread).max(MIN_SHAPE), scale })
+    }
+}
+
 /// Slot reservation state of one stage (phase) of one app.
 #[derive(Clone, Debug)]
 pub struct StageReservation {
@@ -225,8 +255,10 @@ pub struct StageReservation {
     tasks: u32,
     transition: Transition,
     phase_start: Option<f64>,
-    running: HashMap<TaskId, Running>,
-    durations: Vec<f64>,
+    running: FxHashMap<TaskId, Running>,
+    /// Finished tasks, and the sums the fit needs.
+    finished: usize,
+    stats: DurationStats,
     released: u32,
     pre_reserved: bool,
     /// Reserved slots with nothing running, in the order they became idle.
@@ -260,8 +292,9 @@ impl StageReservation {
             tasks,
             transition,
             phase_start: None,
-            running: HashMap::new(),
-            durations: Vec::new(),
+            running: FxHashMap::default(),
+            finished: 0,
+            stats: DurationStats::default(),
             released: 0,
             pre_reserved: false,
             idle: Vec::new(),
@@ -295,7 +328,7 @@ impl StageReservation {
     }
 
     pub fn finished_tasks(&self) -> usize {
-        self.durations.len()
+        self.finished
     }
 
     pub fn running_tasks(&self) -> usize {
@@ -303,7 +336,7 @@ impl StageReservation {
     }
 
     pub fn finished_fraction(&self) -> f64 {
-        self.durations.len() as f64 / self.tasks as f64
+        self.finished as f64 / self.tasks as f64
     }
 
     /// Reserved slots that are idle.
@@ -321,18 +354,17 @@ impl StageReservation {
     }
 
     /// Refits the Pareto parameters when the finished count has grown by an eighth since the
-    /// last fit: each fit reads every task, so this keeps the cost per completion amortised
-    /// O(log m) while the estimate follows the phase.
+    /// last fit: each fit reads every running task, so this keeps the cost per completion
+    /// amortised O(1) while the estimate follows the phase.
     fn maybe_refit(&mut self, now: f64) {
-        let k = self.durations.len();
+        let k = self.finished;
         // Attempts back off like fits do: durations without spread (no fit) must not make
         // every completion rescan the stage.
         if k < self.settings.min_samples as usize || (self.tried_at > 0 && k < self.tried_at + (self.tried_at / 8).max(1)) {
             return;
         }
         self.tried_at = k;
-        let elapsed: Vec<f64> = self.running.values().map(|r| now - r.start).collect();
-        if let Some(fit) = Pareto::fit(&self.durations, &elapsed) {
+        if let Some(fit) = self.stats.fit(self.running.values().map(|r| now - r.start)) {
             self.fit = fit;
             self.fitted_at = k;
         }
@@ -364,13 +396,18 @@ impl StageReservation {
     /// Task `task` finished at `now` (if a copy raced it, whichever finished first reports it).
     pub fn task_finished(&mut self, task: TaskId, now: f64) -> Result<Completion> {
         let run = self.running.remove(&task).ok_or(ReservationError::UnknownTask(task))?;
-        self.durations.push((now - run.start).max(0.0));
-        if self.durations.len() == 1 && self.fitted_at == 0 {
+        let duration = (now - run.start).max(0.0);
+        self.finished += 1;
+        self.stats.add(duration);
+        let before = self.fit;
+        if self.finished == 1 && self.fitted_at == 0 {
             // The first finisher approximates t_m (the seed's choice) until a fit exists.
-            self.fit.scale = self.durations[0].max(f64::MIN_POSITIVE);
+            self.fit.scale = duration.max(f64::MIN_POSITIVE);
         }
         self.maybe_refit(now);
-        self.deadline_rel = self.fit.deadline(self.settings.isolation_probability, self.tasks)?;
+        if self.fit != before {
+            self.deadline_rel = self.fit.deadline(self.settings.isolation_probability, self.tasks)?;
+        }
         let slot = self.decide(run.slot);
         let loser = run.copy.map(|c| self.decide(c));
         let pre_reserve = match self.transition {

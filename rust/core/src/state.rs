@@ -6,6 +6,7 @@
 use crate::config::QueueConfig;
 use crate::request::{AskTable, LocationId, Priority};
 use crate::resource::{Resources, DIMS};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 /// Caller-chosen node id (dense small integers are cheapest).
@@ -169,9 +170,10 @@ pub struct ClusterState {
     pub queues: Vec<Queue>,
     pub queue_index: HashMap<String, QueueIdx>,
     pub apps: Vec<Option<App>>,
-    pub app_index: HashMap<AppKey, AppSlot>,
+    /// Integer keys from the RM: the fast non-cryptographic hash is safe and hot-path cheap.
+    pub app_index: FxHashMap<AppKey, AppSlot>,
     free_app_slots: Vec<AppSlot>,
-    pub allocations: HashMap<AllocationId, Allocation>,
+    pub allocations: FxHashMap<AllocationId, Allocation>,
     pub next_allocation_id: AllocationId,
     pub next_app_seq: u64,
     /// Milliseconds, from the latest heartbeat.

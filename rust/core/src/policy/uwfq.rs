@@ -18,13 +18,13 @@ use super::{AppPolicy, NodeOffer};
 use crate::request::Placement;
 use crate::state::{AppKey, AppSlot, ClusterState, QueueIdx};
 use crate::uwfq::{UwfqClock, UwfqSettings};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use tracing::warn;
 
 struct QueueRef {
     clock: UwfqClock,
     /// Per app: work granted so far (dominant-share-seconds) and the slot-time last reported.
-    apps: HashMap<AppKey, (f64, f64)>,
+    apps: FxHashMap<AppKey, (f64, f64)>,
 }
 
 pub struct Uwfq {
@@ -45,7 +45,7 @@ impl Uwfq {
         let grace = self.settings.grace_period_sec;
         self.queues[qi].get_or_insert_with(|| QueueRef {
             clock: UwfqClock::new(0.0, grace).expect("validated grace period"),
-            apps: HashMap::new(),
+            apps: FxHashMap::default(),
         })
     }
 

@@ -31,6 +31,7 @@ mod sumtree;
 pub use partition::{partition_count, PartitionError};
 
 use serde::Serialize;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::cmp::{Ordering, Reverse};
 use sumtree::SumTree;
@@ -188,7 +189,7 @@ pub struct UwfqClock {
     active: BTreeSet<(Key, UserIdx)>,
     users: Vec<User>,
     user_index: HashMap<String, UserIdx>,
-    jobs: HashMap<JobId, Job>,
+    jobs: FxHashMap<JobId, Job>,
     /// Users with live jobs, by the global deadline of their first live job.
     heads: BTreeSet<(Key, UserIdx)>,
 }
@@ -208,7 +209,7 @@ impl UwfqClock {
             active: BTreeSet::new(),
             users: Vec::new(),
             user_index: HashMap::new(),
-            jobs: HashMap::new(),
+            jobs: FxHashMap::default(),
             heads: BTreeSet::new(),
         })
     }

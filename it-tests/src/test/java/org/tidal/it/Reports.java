@@ -29,11 +29,17 @@ final class Reports {
 
   /** Share-over-time and completion-time tables for one or more runs side by side. */
   static String sideBySide(List<Result> runs, List<String> queues) {
+    return sideBySide(runs, queues, false);
+  }
+
+  /** With {@code withMetrics}, each queue also gets a column of its share according to QueueMetrics. */
+  static String sideBySide(List<Result> runs, List<String> queues, boolean withMetrics) {
+    int perRun = withMetrics ? 2 * queues.size() : queues.size();
     StringBuilder out = new StringBuilder();
     out.append("Dominant share of the cluster per queue over time (* = every queue had maps waiting)\n");
     StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%7s", "t(s)"));
     for (Result r : runs) {
-      header.append(" | ").append(String.format(Locale.ROOT, "%-" + (8 * queues.size() + 1) + "s",
+      header.append(" | ").append(String.format(Locale.ROOT, "%-" + (8 * perRun + 1) + "s",
           r.scheduler.displayName()));
     }
     out.append(header).append('\n');
@@ -42,6 +48,11 @@ final class Reports {
       sub.append(" |");
       for (String q : queues) {
         sub.append(String.format(Locale.ROOT, " %7s", "root." + q));
+      }
+      if (withMetrics) {
+        for (String q : queues) {
+          sub.append(String.format(Locale.ROOT, " %7s", "qm." + q));
+        }
       }
       sub.append(' ');
     }
@@ -66,9 +77,14 @@ final class Reports {
           for (String q : queues) {
             line.append(String.format(Locale.ROOT, " %7s", pct(s.dominantShare.getOrDefault(q, 0.0))));
           }
+          if (withMetrics) {
+            for (String q : queues) {
+              line.append(String.format(Locale.ROOT, " %7s", pctOrDash(s.metricsShare.getOrDefault(q, Double.NaN))));
+            }
+          }
           line.append(s.contended() ? '*' : ' ');
         } else {
-          for (int k = 0; k < queues.size(); k++) {
+          for (int k = 0; k < perRun; k++) {
             line.append(String.format(Locale.ROOT, " %7s", ""));
           }
           line.append(' ');

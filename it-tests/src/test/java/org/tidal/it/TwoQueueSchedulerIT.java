@@ -105,7 +105,7 @@ public class TwoQueueSchedulerIT {
   public void twoQueuesSucceedAndShareByDrf() throws Exception {
     Result result = new TwoQueueWorkload(cluster, JOBS, 1000, 200_000).run();
     Reports.publish("two-queues-" + scheduler.name().toLowerCase(Locale.ROOT),
-        Reports.sideBySide(Collections.singletonList(result), Reports.queues(JOBS)), System.out);
+        Reports.sideBySide(Collections.singletonList(result), Reports.queues(JOBS), true), System.out);
 
     for (JobSpec spec : JOBS) {
       JobOutcome o = result.outcomes.get(spec.queue);

@@ -13,7 +13,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 import org.apache.hadoop.conf.Configuration;
@@ -33,6 +32,7 @@ import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 
 /**
  * Submits one MapReduce SleepJob per queue at the same moment and, until all
@@ -62,7 +62,7 @@ public final class TwoQueueWorkload {
     public final Map<String, Resource> used = new LinkedHashMap<>();
     public final Map<String, Double> dominantShare = new LinkedHashMap<>();
     public final Map<String, Integer> pendingMaps = new LinkedHashMap<>();
-    /** The same share computed from the RM's QueueMetrics (JMX), NaN if the queue has none. */
+    /** The same share computed from the RM's QueueMetrics, NaN if the queue has none. */
     public final Map<String, Double> metricsShare = new LinkedHashMap<>();
 
     Sample(long elapsedMillis) {
@@ -330,22 +330,25 @@ public final class TwoQueueWorkload {
   }
 
   /**
-   * Dominant share from the queue's QueueMetrics MBean, the numbers the RM's
-   * /jmx page and monitoring read; NaN if the scheduler registered none.
+   * Dominant share from the queue's QueueMetrics, the numbers the RM's web UI
+   * and /jmx report; NaN if the scheduler registered none for the queue. The
+   * live gauges are read, not the JMX attributes, which are cached for the
+   * metrics period (10 s) and would lag the allocation by that much.
    */
-  private static double queueMetricsShare(String queue, Resource capacity) {
+  private double queueMetricsShare(String queue, Resource capacity) {
+    String fullName = "root." + queue;
     try {
       ObjectName name = new ObjectName("Hadoop:service=ResourceManager,name=QueueMetrics,q0=root,q1=" + queue);
-      MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
-      if (!jmx.isRegistered(name)) {
+      if (!ManagementFactory.getPlatformMBeanServer().isRegistered(name)) {
         return Double.NaN;
       }
-      double mb = ((Number) jmx.getAttribute(name, "AllocatedMB")).doubleValue();
-      double vcores = ((Number) jmx.getAttribute(name, "AllocatedVCores")).doubleValue();
-      return Math.max(mb / capacity.getMemory(), vcores / capacity.getVirtualCores());
     } catch (JMException e) {
       return Double.NaN;
     }
+    // Registered, so this returns the scheduler's own instance rather than creating one.
+    QueueMetrics metrics = QueueMetrics.forQueue(fullName, null, false, cluster.clientConf());
+    return Math.max((double) metrics.getAllocatedMB() / capacity.getMemory(),
+        (double) metrics.getAllocatedVirtualCores() / capacity.getVirtualCores());
   }
 
   /** Map tasks not yet given a container; 0 once the job is finished or not yet running. */

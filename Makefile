@@ -42,7 +42,7 @@ demo: demo-yarn demo-sim
 
 # The embedded YARN mini-cluster under Tidal and under FairScheduler, side by side.
 demo-yarn: jar
-	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) -DskipTests test-compile exec:java
+	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) test-compile exec:exec@demo
 
 # A paper check on the simulator with generated workloads (no external data needed).
 demo-sim: deps

@@ -541,21 +541,7 @@ impl Carbyne {
 
     /// P(altruism) = 0: DRF among the queue's jobs, YARN order inside a job.
     fn drf(&self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
-        let mut best: Option<(f64, u64, AppSlot, Placement)> = None;
-        for &slot in &state.queues[queue].apps {
-            let app = state.app(slot);
-            if app.asks.pending_containers() == 0 {
-                continue;
-            }
-            let dom = app.usage.dominant_share(&state.capacity);
-            if best.as_ref().is_some_and(|b| (dom, app.seq) >= (b.0, b.1)) {
-                continue;
-            }
-            if let Some(p) = offer.first_fit(state, slot) {
-                best = Some((dom, app.seq, slot, p));
-            }
-        }
-        best.map(|b| (b.2, b.3))
+        super::job_fair::least_used_app(state, queue, offer)
     }
 }
 
@@ -604,15 +590,8 @@ impl AppPolicy for Carbyne {
     }
 
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
-        let q = &state.queues[queue];
-        if q.apps_waiting_for_am > 0 {
-            let waiting = q.apps.iter().filter(|&&s| {
-                let a = state.app(s);
-                !a.started && a.hints.is_none()
-            });
-            if let Some(hit) = waiting.filter_map(|&s| offer.first_fit(state, s).map(|p| (s, p))).next() {
-                return Some(hit);
-            }
+        if let Some(hit) = offer.app_waiting_for_am(state, queue, true) {
+            return Some(hit);
         }
         if self.altruism <= 0.0 {
             return self.drf(state, queue, offer);

@@ -15,14 +15,8 @@ impl AppPolicy for Fifo {
     }
 
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
-        let q = &state.queues[queue];
-        let try_app = |&slot: &AppSlot| offer.first_fit(state, slot).map(|p| (slot, p));
-        if q.apps_waiting_for_am > 0 {
-            let waiting = q.apps.iter().filter(|&&s| !state.app(s).started);
-            if let Some(hit) = waiting.filter_map(try_app).next() {
-                return Some(hit);
-            }
-        }
-        q.apps.iter().find_map(try_app)
+        offer
+            .app_waiting_for_am(state, queue, false)
+            .or_else(|| state.queues[queue].apps.iter().find_map(|&s| offer.first_fit(state, s).map(|p| (s, p))))
     }
 }

@@ -20,15 +20,15 @@ impl AppPolicy for JobFair {
     }
 
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
-        let q = &state.queues[queue];
-        if q.apps_waiting_for_am > 0 {
-            let waiting = q.apps.iter().filter(|&&s| !state.app(s).started);
-            if let Some(hit) = waiting.filter_map(|&s| offer.first_fit(state, s).map(|p| (s, p))).next() {
-                return Some(hit);
-            }
-        }
+        offer.app_waiting_for_am(state, queue, false).or_else(|| least_used_app(state, queue, offer))
+    }
+}
+
+/// Job-level DRF: the queue's app with the smallest dominant usage (oldest on ties) that can
+/// start something on the node, and its highest-priority placement.
+pub fn least_used_app(state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
         let mut best: Option<(f64, u64, AppSlot, Placement)> = None;
-        for &slot in &q.apps {
+        for &slot in &state.queues[queue].apps {
             let app = state.app(slot);
             if app.asks.pending_containers() == 0 {
                 continue;
@@ -42,5 +42,4 @@ impl AppPolicy for JobFair {
             }
         }
         best.map(|b| (b.2, b.3))
-    }
 }

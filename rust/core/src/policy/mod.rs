@@ -147,6 +147,24 @@ impl NodeOffer {
     pub fn first_fit(&self, state: &ClusterState, app: AppSlot) -> Option<Placement> {
         state.app(app).asks.find(self.host, self.rack, &self.free)
     }
+
+    /// The first app of the queue (in submission order) still waiting for its first container,
+    /// the ApplicationMaster, that can start it here. Every app policy serves these first so
+    /// that every app can start. Policies that plan hinted apps themselves skip those.
+    #[inline]
+    pub fn app_waiting_for_am(&self, state: &ClusterState, queue: QueueIdx, skip_hinted: bool) -> Option<(AppSlot, Placement)> {
+        let q = &state.queues[queue];
+        if q.apps_waiting_for_am == 0 {
+            return None;
+        }
+        q.apps
+            .iter()
+            .filter(|&&s| {
+                let a = state.app(s);
+                !a.started && !(skip_hinted && a.hints.is_some())
+            })
+            .find_map(|&s| self.first_fit(state, s).map(|p| (s, p)))
+    }
 }
 
 /// Chooses what starts inside a queue. Implementations must return a placement that the app's

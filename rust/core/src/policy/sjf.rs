@@ -57,12 +57,8 @@ impl AppPolicy for Sjf {
     }
 
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
-        let q = &state.queues[queue];
-        if q.apps_waiting_for_am > 0 {
-            let waiting = q.apps.iter().filter(|&&s| !state.app(s).started && state.app(s).hints.is_none());
-            if let Some(hit) = waiting.filter_map(|&s| offer.first_fit(state, s).map(|p| (s, p))).next() {
-                return Some(hit);
-            }
+        if let Some(hit) = offer.app_waiting_for_am(state, queue, true) {
+            return Some(hit);
         }
         let order = self.order.get(queue)?;
         order

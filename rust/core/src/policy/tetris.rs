@@ -98,11 +98,8 @@ impl AppPolicy for Tetris {
 
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
         let q = &state.queues[queue];
-        if q.apps_waiting_for_am > 0 {
-            let waiting = q.apps.iter().filter(|&&s| !state.app(s).started && state.app(s).hints.is_none());
-            if let Some(hit) = waiting.filter_map(|&s| offer.first_fit(state, s).map(|p| (s, p))).next() {
-                return Some(hit);
-            }
+        if let Some(hit) = offer.app_waiting_for_am(state, queue, true) {
+            return Some(hit);
         }
         // Candidate jobs, with how far below their fair share they are (lower is further).
         let mut cands = std::mem::take(&mut self.scratch);

@@ -23,11 +23,8 @@ impl AppPolicy for Ujf {
 
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
         let q = &state.queues[queue];
-        if q.apps_waiting_for_am > 0 {
-            let waiting = q.apps.iter().filter(|&&s| !state.app(s).started);
-            if let Some(hit) = waiting.filter_map(|&s| offer.first_fit(state, s).map(|p| (s, p))).next() {
-                return Some(hit);
-            }
+        if let Some(hit) = offer.app_waiting_for_am(state, queue, false) {
+            return Some(hit);
         }
         self.by_user.clear();
         self.by_user.extend_from_slice(&q.apps);

@@ -9,14 +9,15 @@
 //!
 //! Run: `cargo bench -p tidal-core --bench carbyne`
 
+mod support;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 use tidal_core::config::Settings;
 use tidal_core::dag::pack;
 use tidal_core::dag::{JobDag, Stage};
 use tidal_core::request::{Ask, ANY};
-use tidal_core::{Decision, Resources, Scheduler};
+use tidal_core::{Resources, Scheduler};
 
 const NODES: u32 = 10_000;
 const JOBS: u64 = 1_000;
@@ -68,38 +69,22 @@ fn heartbeat(c: &mut Criterion) {
     }
     let pending_before: u64 = s.state().queues.iter().map(|q| q.pending_containers).sum();
     assert_eq!(pending_before, 50_000);
-    let mut running: Vec<Vec<u64>> = vec![Vec::new(); NODES as usize];
-    let mut out: Vec<Decision> = Vec::with_capacity(16);
-    let (mut node, mut now, mut reporter) = (0u32, 1_000i64, 0u64);
-    c.bench_function("heartbeat_carbyne_10k_nodes_1k_dag_jobs_50k_pending", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let completed = std::mem::take(&mut running[node as usize]);
-                out.clear();
-                let start = Instant::now();
-                black_box(s.node_heartbeat(node, now, &completed, &mut out, 10).unwrap());
-                total += start.elapsed();
-                running[node as usize].extend(out.iter().map(|d| d.allocation_id));
-                for d in &out {
-                    let spec = &specs[d.app as usize];
-                    let n = ROOTS.iter().find(|r| r.1 == d.priority).unwrap().0;
-                    let a = Ask { priority: d.priority, location: ANY, num_containers: n as i64, relax_locality: true, capability: spec.demand };
-                    s.update_asks(d.app, &[a], &[], &[]).unwrap();
-                }
-                // One AM reports progress: its running containers spread over the roots.
-                let r = s.state().app_by_key(reporter).unwrap().running_containers as u32;
-                let (ra, rb) = (r.min(20), r.saturating_sub(20).min(30));
-                let doc = format!(
-                    r#"{{"version":1,"progress":[{{"stage":"a","finished":0,"running":{ra}}},{{"stage":"b","finished":0,"running":{rb}}}]}}"#
-                );
-                s.set_hints(reporter, &doc).unwrap();
-                reporter = (reporter + 1) % JOBS;
-                node = (node + 1) % NODES;
-                now += 1;
-            }
-            total
-        })
+    let mut reporter = 0u64;
+    support::steady_heartbeats(c, "heartbeat_carbyne_10k_nodes_1k_dag_jobs_50k_pending", &mut s, NODES, |s, out| {
+        for d in out {
+            let spec = &specs[d.app as usize];
+            let n = ROOTS.iter().find(|r| r.1 == d.priority).unwrap().0;
+            let a = Ask { priority: d.priority, location: ANY, num_containers: n as i64, relax_locality: true, capability: spec.demand };
+            s.update_asks(d.app, &[a], &[], &[]).unwrap();
+        }
+        // One AM reports progress: its running containers spread over the roots.
+        let r = s.state().app_by_key(reporter).unwrap().running_containers as u32;
+        let (ra, rb) = (r.min(20), r.saturating_sub(20).min(30));
+        let doc = format!(
+            r#"{{"version":1,"progress":[{{"stage":"a","finished":0,"running":{ra}}},{{"stage":"b","finished":0,"running":{rb}}}]}}"#
+        );
+        s.set_hints(reporter, &doc).unwrap();
+        reporter = (reporter + 1) % JOBS;
     });
     let pending_after: u64 = s.state().queues.iter().map(|q| q.pending_containers).sum();
     assert_eq!(pending_before, pending_after, "steady state kept");

@@ -8,12 +8,12 @@
 //!
 //! Run: `cargo bench -p tidal-core --bench heartbeat`
 
+mod support;
+
 use criterion::{criterion_group, criterion_main, Criterion};
-use std::hint::black_box;
-use std::time::{Duration, Instant};
 use tidal_core::config::Settings;
 use tidal_core::request::{Ask, ANY};
-use tidal_core::{Decision, Resources, Scheduler};
+use tidal_core::{Resources, Scheduler};
 
 const NODES: u32 = 10_000;
 
@@ -33,31 +33,13 @@ fn cluster(queues_xml: &str, apps: u64, queue_of: impl Fn(u64) -> String, asks_p
     s
 }
 
-/// Times steady-state heartbeats round-robin over the nodes.
+/// Steady-state heartbeats, asks topped up to `asks_per_app` after each.
 fn bench_heartbeats(c: &mut Criterion, name: &str, mut s: Scheduler, asks_per_app: i64) {
-    let mut running: Vec<Vec<u64>> = vec![Vec::new(); NODES as usize];
-    let mut out: Vec<Decision> = Vec::with_capacity(16);
-    let mut node = 0u32;
-    let mut now = 1_000i64;
     let pending_before: u64 = s.state().queues.iter().map(|q| q.pending_containers).sum();
-    c.bench_function(name, |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let completed = std::mem::take(&mut running[node as usize]);
-                out.clear();
-                let start = Instant::now();
-                black_box(s.node_heartbeat(node, now, &completed, &mut out, 10).unwrap());
-                total += start.elapsed();
-                running[node as usize].extend(out.iter().map(|d| d.allocation_id));
-                for d in &out {
-                    s.update_asks(d.app, &[ask(asks_per_app)], &[], &[]).unwrap();
-                }
-                node = (node + 1) % NODES;
-                now += 1;
-            }
-            total
-        })
+    support::steady_heartbeats(c, name, &mut s, NODES, |s, out| {
+        for d in out {
+            s.update_asks(d.app, &[ask(asks_per_app)], &[], &[]).unwrap();
+        }
     });
     let pending_after: u64 = s.state().queues.iter().map(|q| q.pending_containers).sum();
     assert_eq!(pending_before, pending_after, "steady state kept");

@@ -10,12 +10,12 @@
 //!
 //! Run: `cargo bench -p tidal-core --bench reservation`
 
+mod support;
+
 use criterion::{criterion_group, criterion_main, Criterion};
-use std::hint::black_box;
-use std::time::{Duration, Instant};
 use tidal_core::config::Settings;
 use tidal_core::request::{Ask, ANY};
-use tidal_core::{Decision, Resources, Scheduler};
+use tidal_core::{Resources, Scheduler};
 
 const NODES: u32 = 10_000;
 const APPS: u64 = 1_000;
@@ -71,30 +71,10 @@ fn cluster(reserve: bool) -> Scheduler {
 }
 
 fn bench(c: &mut Criterion, name: &str, mut s: Scheduler) {
-    let mut running: Vec<Vec<u64>> = vec![Vec::new(); NODES as usize];
-    let mut out: Vec<Decision> = Vec::with_capacity(16);
-    let mut node = 0u32;
-    let mut now = 1_000i64;
-    c.bench_function(name, |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let completed = std::mem::take(&mut running[node as usize]);
-                out.clear();
-                let start = Instant::now();
-                black_box(s.node_heartbeat(node, now, &completed, &mut out, 10).unwrap());
-                total += start.elapsed();
-                running[node as usize] = completed;
-                running[node as usize].clear();
-                running[node as usize].extend(out.iter().map(|d| d.allocation_id));
-                for d in &out {
-                    s.update_asks(d.app, &[ask(ASKS)], &[], &[]).unwrap();
-                }
-                node = (node + 1) % NODES;
-                now += 1;
-            }
-            total
-        })
+    support::steady_heartbeats(c, name, &mut s, NODES, |s, out| {
+        for d in out {
+            s.update_asks(d.app, &[ask(ASKS)], &[], &[]).unwrap();
+        }
     });
 }
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 
 import org.apache.hadoop.conf.Configuration;
@@ -57,10 +58,17 @@ public final class MiniClusterHarness implements AutoCloseable {
   }
 
   public static MiniClusterHarness start(SchedulerUnderTest scheduler) throws Exception {
+    return start(scheduler, conf -> { });
+  }
+
+  /** As {@link #start(SchedulerUnderTest)}, with test-specific settings applied last. */
+  public static MiniClusterHarness start(SchedulerUnderTest scheduler, Consumer<Configuration> overrides)
+      throws Exception {
     requireLoopbackHostname();
     Configuration conf = baseConfiguration();
     conf.set(YarnConfiguration.RM_SCHEDULER, scheduler.schedulerClass());
     scheduler.configure(conf);
+    overrides.accept(conf);
 
     // MiniYARNCluster puts its work dir under ./target, i.e. this module's target/.
     AtomicReference<Object> rmWebPipeline = new AtomicReference<>();

@@ -56,7 +56,10 @@ pub struct Scheduler {
     app_policy: Box<dyn AppPolicy>,
     /// Queues to offer the node to, by policy key; reused across heartbeats so the hot path
     /// does not allocate.
-    candidates: BinaryHeap<Reverse<(QueueKey, QueueIdx)>>,
+    /// Entries are (policy key, the queue's last allocation id, queue): among equal keys the
+    /// queue served least recently goes first, so ties rotate instead of always favouring the
+    /// same queue (which could starve another queue that keeps tying with it).
+    candidates: BinaryHeap<Reverse<(QueueKey, AllocationId, QueueIdx)>>,
     /// Slot reservation holds and per-stage state.
     reservations: Reservations,
     /// Whether any queue has slot reservation on: when not, none of its bookkeeping runs.
@@ -620,11 +623,11 @@ impl Scheduler {
                 .iter()
                 .enumerate()
                 .filter(|(_, q)| q.pending_containers > 0)
-                .map(|(i, _)| Reverse((policy.queue_key(state, i), i))),
+                .map(|(i, q)| Reverse((policy.queue_key(state, i), q.last_served, i))),
         );
         self.candidates = BinaryHeap::from(heap);
         while made < limit {
-            let Some(Reverse((key, qi))) = self.candidates.pop() else { break };
+            let Some(Reverse((key, _, qi))) = self.candidates.pop() else { break };
             // Holds of a lower priority (higher tier) than this queue's are free for it.
             let overridable = if self.reserving && self.state.node(node_id).is_some_and(|n| !n.reserved.is_zero()) {
                 self.reservations.overridable(node_id, key.tier)
@@ -648,8 +651,9 @@ impl Scheduler {
                     free = self.state.node(node_id).map(Node::free).unwrap_or_default();
                 }
                 made += 1;
-                if self.state.queues[qi].pending_containers > 0 {
-                    self.candidates.push(Reverse((self.policy.queue_key(&self.state, qi), qi)));
+                let q = &self.state.queues[qi];
+                if q.pending_containers > 0 {
+                    self.candidates.push(Reverse((self.policy.queue_key(&self.state, qi), q.last_served, qi)));
                 }
             }
         }
@@ -711,6 +715,7 @@ impl Scheduler {
         let q = &mut self.state.queues[qi];
         q.integrate(now);
         q.usage += resources;
+        q.last_served = id;
         q.running_containers += 1;
         q.pending_containers -= 1;
         q.pending_resources -= resources;

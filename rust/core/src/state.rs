@@ -67,6 +67,8 @@ pub struct Queue {
     pub apps: Vec<AppSlot>,
     /// Apps that have no container yet, i.e. are waiting for their ApplicationMaster.
     pub apps_waiting_for_am: u32,
+    /// Id of the latest allocation the queue received (0: none), for tie-breaking.
+    pub last_served: AllocationId,
 }
 
 impl Queue {
@@ -83,6 +85,7 @@ impl Queue {
             pending_resources: Resources::ZERO,
             apps: Vec::new(),
             apps_waiting_for_am: 0,
+            last_served: 0,
         }
     }
 

@@ -329,3 +329,30 @@ fn shipped_example_queue_file_parses() {
     let file = tidal_core::config::parse_queue_file(xml).unwrap();
     assert!(file.queues.len() >= 2);
 }
+
+/// Two queues that tie on every offer take turns: a queue that keeps dropping back to a tie
+/// (its containers finish one at a time) must not win every freed slot by its position.
+#[test]
+fn tied_queues_take_turns() {
+    let mut s = scheduler(&[("a", 1.0), ("b", 1.0), ("c", 1.0)]);
+    s.add_node(0, 100, 1, Resources::new(8 * GB, 8)).unwrap();
+    for (app, queue) in [(1, "a"), (2, "b"), (3, "c")] {
+        s.add_app(app, queue, "u").unwrap();
+        s.update_asks(app, &[any_ask(1, 1000, GB, 1)], &[], &[]).unwrap();
+    }
+    // Fill the node: a, b and c get 3, 3 and 2 containers in turn.
+    let first = heartbeat(&mut s, 0, &[]);
+    let held = |app: u64| first.iter().filter(|d| d.app == app).map(|d| d.allocation_id).collect::<Vec<_>>();
+    let (a, b) = (held(1), held(2));
+    // a's and b's containers finish one at a time; each freed slot ties c (2) with the queue
+    // that just lost one (2). The tie must alternate, so c gets some of the slots.
+    let mut to_c = 0;
+    for k in 0..2 {
+        for done in [a[k], b[k]] {
+            let mut out = Vec::new();
+            s.node_heartbeat(0, 0, &[done], &mut out, 1).unwrap();
+            to_c += out.iter().filter(|d| d.app == 3).count();
+        }
+    }
+    assert!(to_c >= 1, "queue c never won a tie");
+}

@@ -1,13 +1,11 @@
 package org.tidal.yarn;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -314,17 +312,7 @@ public class TidalScheduler extends FifoScheduler {
       }
       in = url.openStream();
     }
-    try {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buffer = new byte[8192];
-      int n;
-      while ((n = in.read(buffer)) > 0) {
-        out.write(buffer, 0, n);
-      }
-      return new String(out.toByteArray(), StandardCharsets.UTF_8);
-    } finally {
-      in.close();
-    }
+    return Streams.readUtf8(in);
   }
 
   // ---------------------------------------------------------------------------------------

@@ -1,6 +1,5 @@
 package org.tidal.yarn;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -81,7 +80,7 @@ final class HttpCall {
         int status = connection.getResponseCode();
         InputStream in = status >= 400 ? connection.getErrorStream()
             : connection.getInputStream();
-        return new HttpCall(status, in == null ? "" : read(in));
+        return new HttpCall(status, in == null ? "" : Streams.readUtf8(in));
       } finally {
         connection.disconnect();
       }
@@ -92,17 +91,4 @@ final class HttpCall {
     return new Builder(method, url);
   }
 
-  private static String read(InputStream in) throws IOException {
-    try {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buffer = new byte[8192];
-      int n;
-      while ((n = in.read(buffer)) > 0) {
-        out.write(buffer, 0, n);
-      }
-      return new String(out.toByteArray(), StandardCharsets.UTF_8);
-    } finally {
-      in.close();
-    }
-  }
 }

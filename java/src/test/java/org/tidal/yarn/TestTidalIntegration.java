@@ -8,13 +8,11 @@ import static org.tidal.yarn.TidalTestSupport.conf;
 import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.ServerSocket;
 import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -166,7 +164,7 @@ public class TestTidalIntegration {
     Process process = new ProcessBuilder(java.getPath(), property, "-cp",
         System.getProperty("java.class.path"), NativeLoaderProbe.class.getName())
         .redirectErrorStream(true).start();
-    String out = read(process.getInputStream()).trim();
+    String out = Streams.readUtf8(process.getInputStream()).trim();
     assertEquals(out, 0, process.waitFor());
     return out;
   }
@@ -187,25 +185,12 @@ public class TestTidalIntegration {
       int status = connection.getResponseCode();
       if (status != 200) {
         InputStream error = connection.getErrorStream();
-        fail(url + " answered " + status + ": " + (error == null ? "" : read(error)));
+        fail(url + " answered " + status + ": " + (error == null ? "" : Streams.readUtf8(error)));
       }
-      return read(connection.getInputStream());
+      return Streams.readUtf8(connection.getInputStream());
     } finally {
       connection.disconnect();
     }
   }
 
-  private static String read(InputStream in) throws Exception {
-    try {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buffer = new byte[8192];
-      int n;
-      while ((n = in.read(buffer)) > 0) {
-        out.write(buffer, 0, n);
-      }
-      return new String(out.toByteArray(), StandardCharsets.UTF_8);
-    } finally {
-      in.close();
-    }
-  }
 }

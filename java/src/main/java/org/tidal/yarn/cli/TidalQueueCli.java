@@ -1,6 +1,6 @@
 package org.tidal.yarn.cli;
 
-import java.io.ByteArrayOutputStream;
+import org.tidal.yarn.Streams;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,7 +10,6 @@ import java.net.ConnectException;
 import java.net.HttpURLConnection;
 import java.net.URL;
 import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.text.SimpleDateFormat;
 import java.util.ArrayList;
@@ -376,25 +375,12 @@ public class TidalQueueCli extends Configured implements Tool {
       }
       int status = connection.getResponseCode();
       InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream();
-      return new Response(status, in == null ? "" : read(in));
+      return new Response(status, in == null ? "" : Streams.readUtf8(in));
     } finally {
       connection.disconnect();
     }
   }
 
-  private static String read(InputStream in) throws IOException {
-    try {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      byte[] buffer = new byte[8192];
-      int n;
-      while ((n = in.read(buffer)) > 0) {
-        bytes.write(buffer, 0, n);
-      }
-      return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
-    } finally {
-      in.close();
-    }
-  }
 
   /** Percent-encodes a queue name for use as one path segment. */
   private static String pathSegment(String queue) throws IOException {

@@ -1,6 +1,6 @@
 package org.tidal.yarn.tez;
 
-import java.io.ByteArrayOutputStream;
+import org.tidal.yarn.Streams;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -258,7 +258,7 @@ public class TidalHintsLoggingService extends HistoryLoggingService {
       out.close();
       int status = connection.getResponseCode();
       InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream();
-      String reply = in == null ? "" : read(in);
+      String reply = in == null ? "" : Streams.readUtf8(in);
       if (status == 200) {
         LOG.debug("Hints accepted: " + reply);
         return;
@@ -283,19 +283,6 @@ public class TidalHintsLoggingService extends HistoryLoggingService {
     }
   }
 
-  private static String read(InputStream in) throws IOException {
-    try {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      byte[] buffer = new byte[4096];
-      int n;
-      while ((n = in.read(buffer)) > 0) {
-        bytes.write(buffer, 0, n);
-      }
-      return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
-    } finally {
-      in.close();
-    }
-  }
 
   /** For tests: the document that would be published now, or null without a DAG. */
   synchronized String currentHints(long nowMs) {

@@ -48,6 +48,23 @@ struct PreReserving {
     tier: u8,
 }
 
+/// What a running container of a reserving app is to its stage.
+#[derive(Copy, Clone, Debug)]
+enum Role {
+    /// A task, with its copy's container if one runs.
+    Task { copy: Option<AllocationId> },
+    /// A straggler copy of the task that runs in container `of`.
+    Copy { of: AllocationId },
+    /// The other side of a race already ended; the AM kills this one.
+    Loser,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Running {
+    stage: StageIdx,
+    role: Role,
+}
+
 struct StageState {
     reservation: StageReservation,
     /// The downstream stage with the most tasks; its demand sizes pre-reserved slots.
@@ -60,7 +77,7 @@ struct AppReservations {
     dag_revision: u64,
     stages: Vec<Option<StageState>>,
     /// Running containers of the app by the stage they count for.
-    tasks: FxHashMap<AllocationId, StageIdx>,
+    tasks: FxHashMap<AllocationId, Running>,
     pre: Option<PreReserving>,
     /// One entry per hold of the app (a node may repeat).
     held_on: Vec<NodeId>,
@@ -273,55 +290,81 @@ impl Reservations {
             }
         }
         let st = e.stages[stage].as_mut().expect("just set");
-        if st.reservation.task_started(id, Slot { node, resources }, now).is_ok() {
-            e.tasks.insert(id, stage);
+        let slot = Slot { node, resources };
+        if let Some(of) = st.reservation.copy_started(slot) {
+            e.tasks.insert(id, Running { stage, role: Role::Copy { of } });
+            if let Some(Running { role: Role::Task { copy }, .. }) = e.tasks.get_mut(&of) {
+                *copy = Some(id);
+            }
+            debug!(app = key, stage, copy = id, of, "straggler copy started");
+        } else if st.reservation.task_started(id, slot, now).is_ok() {
+            e.tasks.insert(id, Running { stage, role: Role::Task { copy: None } });
         }
     }
 
     /// A container ended: `finished` when its task completed (heartbeat report or release by
     /// the AM), not when its node vanished. `tier_of_app` is the current tier of `alloc.app`'s
-    /// queue, `tier_of` that of any app slot's queue (for pre-reservations).
-    pub fn container_ended(
-        &mut self,
-        state: &mut ClusterState,
-        id: AllocationId,
-        alloc: &Allocation,
-        finished: bool,
-        tier_of_app: u8,
-    ) {
-        let now_ms = state.now_ms;
-        let own = self.apps.get_mut(alloc.app).and_then(Option::as_mut).and_then(|a| a.tasks.remove(&id).map(|s| (a, s)));
-        if let Some((app, stage)) = own {
-            let Some(st) = app.stages[stage].as_mut() else { return };
-            if !finished {
+    /// queue. Of a task and its straggler copy, whichever container ends first completes the
+    /// task and the other becomes the loser, whatever order YARN reports them in: an AM that
+    /// kills the loser the moment the winner finishes may get its release in before the NM
+    /// reports the winner, and the task's duration is then read at the release.
+    pub fn container_ended(&mut self, state: &mut ClusterState, id: AllocationId, alloc: &Allocation, finished: bool, tier_of_app: u8) {
+        let now = state.now_ms as f64 / 1000.0;
+        let own = self.apps.get_mut(alloc.app).and_then(Option::as_mut).and_then(|a| a.tasks.remove(&id).map(|r| (a, r)));
+        let Some((app, run)) = own else {
+            if finished && !self.prereserving.is_empty() {
+                self.pre_reserve_freed(state, alloc);
+            }
+            return;
+        };
+        let Some(st) = app.stages[run.stage].as_mut() else { return };
+        let slot = Slot { node: alloc.node, resources: alloc.resources };
+        let outcome = match (run.role, finished) {
+            (Role::Loser, false) => return,
+            (Role::Loser, true) => {
+                let action = st.reservation.slot_freed(slot);
+                self.apply_slot(state, alloc.app, run.stage, action, tier_of_app);
+                return;
+            }
+            (Role::Task { .. }, false) => {
                 st.reservation.task_lost(id);
                 return;
             }
-            app.last_stage = Some(stage);
-            let next = st.next;
-            match st.reservation.task_finished(id, now_ms as f64 / 1000.0) {
-                Ok(c) => self.apply(state, alloc.app, stage, next, c, tier_of_app),
-                Err(e) => warn!(app = app.key, error = %e, "slot reservation bookkeeping failed"),
+            (Role::Copy { of }, false) => {
+                st.reservation.copy_lost(of);
+                if let Some(Running { role: Role::Task { copy }, .. }) = app.tasks.get_mut(&of) {
+                    *copy = None;
+                }
+                return;
             }
-            return;
+            (Role::Task { copy }, true) => (st.reservation.task_finished(id, now), copy),
+            (Role::Copy { of }, true) => (st.reservation.copy_finished(of, now), Some(of)),
+        };
+        app.last_stage = Some(run.stage);
+        let next = st.next;
+        if let Some(other) = outcome.1.and_then(|o| app.tasks.get_mut(&o)) {
+            other.role = Role::Loser;
         }
-        if finished && !self.prereserving.is_empty() {
-            self.pre_reserve_freed(state, alloc);
+        match outcome.0 {
+            Ok(c) => self.apply(state, alloc.app, run.stage, next, c, tier_of_app),
+            Err(e) => warn!(app = app.key, error = %e, "slot reservation bookkeeping failed"),
+        }
+    }
+
+    /// Holds a freed slot when its stage says so; a slot without room is forgotten by the
+    /// stage, which must not count it as idle.
+    fn apply_slot(&mut self, state: &mut ClusterState, slot: AppSlot, stage: StageIdx, action: SlotAction, tier: u8) {
+        let SlotAction::Hold { slot: s, until } = action else { return };
+        let hold = Hold { app: slot, stage: Some(stage), resources: s.resources, until_ms: to_ms(until), tier };
+        if !self.add_hold(state, s.node, hold) {
+            if let Some(Some(st)) = self.apps[slot].as_mut().and_then(|a| a.stages.get_mut(stage)) {
+                st.reservation.drop_slot(&s);
+            }
         }
     }
 
     fn apply(&mut self, state: &mut ClusterState, slot: AppSlot, stage: StageIdx, next: Option<StageIdx>, c: Completion, tier: u8) {
-        for action in [Some(c.slot), c.loser].into_iter().flatten() {
-            if let SlotAction::Hold { slot: s, until } = action {
-                let hold = Hold { app: slot, stage: Some(stage), resources: s.resources, until_ms: to_ms(until), tier };
-                if !self.add_hold(state, s.node, hold) {
-                    // No room (node gone or shrunk): the stage must not count the slot as idle.
-                    if let Some(Some(st)) = self.apps[slot].as_mut().and_then(|a| a.stages.get_mut(stage)) {
-                        st.reservation.drop_slot(&s);
-                    }
-                }
-            }
-        }
+        self.apply_slot(state, slot, stage, c.slot, tier);
         if let Some(pre) = c.pre_reserve {
             let app = self.apps[slot].as_mut().expect("app with a stage");
             let demand = match (next, state.app(slot).hints.as_ref()) {

@@ -25,10 +25,6 @@ pub enum ReservationError {
     DuplicateTask(TaskId),
     #[error("task {0} is not running in the stage")]
     UnknownTask(TaskId),
-    #[error("task {0} already has a copy running")]
-    CopyRunning(TaskId),
-    #[error("no idle reserved slot to run a copy of task {0} on")]
-    NoIdleSlot(TaskId),
 }
 
 type Result<T> = std::result::Result<T, ReservationError>;
@@ -184,8 +180,9 @@ pub struct PreReserve {
 pub struct Completion {
     /// For the slot the finished task (or its winning copy) ran in.
     pub slot: SlotAction,
-    /// When a copy raced the task: kill the loser and do this with its slot.
-    pub loser: Option<SlotAction>,
+    /// When a copy raced the task: the slot the loser still runs in. The caller kills it and
+    /// calls [`StageReservation::slot_freed`] once the slot is actually free.
+    pub loser: Option<Slot>,
     pub pre_reserve: Option<PreReserve>,
 }
 
@@ -409,7 +406,7 @@ impl StageReservation {
             self.deadline_rel = self.fit.deadline(self.settings.isolation_probability, self.tasks)?;
         }
         let slot = self.decide(run.slot);
-        let loser = run.copy.map(|c| self.decide(c));
+        let loser = run.copy;
         let pre_reserve = match self.transition {
             Transition::Wider { extra }
                 if !self.pre_reserved && self.finished_fraction() >= self.settings.prereserve_threshold =>
@@ -423,17 +420,25 @@ impl StageReservation {
     }
 
     /// The copy of `task` finished first. Same as [`StageReservation::task_finished`], with the
-    /// copy's slot as the winner and the original's as the loser.
+    /// copy's slot as the winner and the original's as the loser (a copy that replaced its lost
+    /// original is simply the task).
     pub fn copy_finished(&mut self, task: TaskId, now: f64) -> Result<Completion> {
         let run = self.running.get_mut(&task).ok_or(ReservationError::UnknownTask(task))?;
-        let copy = run.copy.ok_or(ReservationError::UnknownTask(task))?;
-        run.copy = Some(run.slot);
-        run.slot = copy;
+        if let Some(copy) = run.copy {
+            run.copy = Some(run.slot);
+            run.slot = copy;
+        }
         self.task_finished(task, now)
     }
 
+    /// The loser of a race left its slot: Algorithm 1 decides about it like any freed slot.
+    pub fn slot_freed(&mut self, slot: Slot) -> SlotAction {
+        self.decide(slot)
+    }
+
     /// Straggler mitigation (§IV-C): once the running tasks number no more than the idle
-    /// reserved slots, each running task without a copy may get one. Returns those tasks.
+    /// reserved slots, each running task without a copy may get one. Returns those tasks,
+    /// oldest first (task ids are allocation ids, which grow with time).
     /// Slots already running copies count as reserved: they were idle when the copies began.
     pub fn straggler_candidates(&self) -> Vec<TaskId> {
         let copies = self.running.values().filter(|r| r.copy.is_some()).count();
@@ -445,49 +450,40 @@ impl StageReservation {
         v
     }
 
-    /// Starts a copy of `task` on an idle reserved slot, preferably on another node than the
-    /// original; returns the slot to launch it in.
-    pub fn start_copy(&mut self, task: TaskId) -> Result<Slot> {
-        let run = self.running.get(&task).ok_or(ReservationError::UnknownTask(task))?;
-        if run.copy.is_some() {
-            return Err(ReservationError::CopyRunning(task));
+    /// A container started for this stage after all its tasks had started. It is a copy of the
+    /// oldest running task without one: the order [`StageReservation::straggler_candidates`]
+    /// lists them in, which the AM follows when it launches copies. Returns that task, or
+    /// `None` (the container is a task of its own) while tasks are still to start or every
+    /// running task has a copy. A task retried after a failure that was reported as a finish
+    /// is taken for a copy too: the stage cannot tell them apart.
+    pub fn copy_started(&mut self, slot: Slot) -> Option<TaskId> {
+        if self.finished + self.running.len() < self.tasks as usize {
+            return None;
         }
-        let node = run.slot.node;
-        let pos = self
-            .idle
-            .iter()
-            .position(|s| s.node != node)
-            .or(if self.idle.is_empty() { None } else { Some(0) })
-            .ok_or(ReservationError::NoIdleSlot(task))?;
-        let slot = self.idle.remove(pos);
-        self.running.get_mut(&task).expect("checked").copy = Some(slot);
-        Ok(slot)
-    }
-
-    /// The downstream phase takes a held slot on `node` that fits `need`; returns it.
-    pub fn take_slot(&mut self, node: NodeId, need: &Resources) -> Option<Slot> {
-        let pos = self.idle.iter().position(|s| s.node == node && need.fits_in(&s.resources))?;
-        Some(self.idle.remove(pos))
-    }
-
-    /// Releases every idle held slot when the deadline has passed at `now`; returns them.
-    pub fn expire(&mut self, now: f64) -> Vec<Slot> {
-        match self.deadline() {
-            Some(d) if now >= d => std::mem::take(&mut self.idle),
-            _ => Vec::new(),
-        }
-    }
-
-    /// Releases every idle held slot (the downstream phase started elsewhere, or the app left).
-    pub fn release_all(&mut self) -> Vec<Slot> {
-        std::mem::take(&mut self.idle)
+        let task = self.running.iter().filter(|(_, r)| r.copy.is_none()).map(|(&t, _)| t).min()?;
+        self.running.get_mut(&task).expect("just found").copy = Some(slot);
+        Some(task)
     }
 
     /// Task `task` ended without finishing (its node or container was lost): it leaves the
-    /// running set without a duration, so it neither skews the fit nor waits for a copy.
-    /// Returns whether it was running.
+    /// running set without a duration, so it neither skews the fit nor waits for a copy. A
+    /// running copy takes its place. Returns whether it was running.
     pub fn task_lost(&mut self, task: TaskId) -> bool {
-        self.running.remove(&task).is_some()
+        match self.running.get_mut(&task) {
+            Some(run) if run.copy.is_some() => {
+                run.slot = run.copy.take().expect("checked");
+                true
+            }
+            Some(_) => self.running.remove(&task).is_some(),
+            None => false,
+        }
+    }
+
+    /// The copy of `task` was lost: the original runs on alone.
+    pub fn copy_lost(&mut self, task: TaskId) {
+        if let Some(run) = self.running.get_mut(&task) {
+            run.copy = None;
+        }
     }
 
     /// Forgets one idle held slot equal to `slot` (it expired or was overridden by a higher

@@ -1,5 +1,5 @@
 //! Speculative slot reservation: the Eq. (2)-(4) numbers, the Pareto fit, every case of
-//! Algorithm 1, straggler copies and deadline expiry.
+//! Algorithm 1, straggler copies and their races, and held slots.
 
 use tidal_core::reservation::{
     Pareto, PreReserve, ReservationError, ReservationSettings, Slot, SlotAction, StageReservation, Transition,
@@ -184,30 +184,52 @@ fn idle_reserved_slots_run_straggler_copies_and_the_first_copy_wins() {
     assert!(st.straggler_candidates().is_empty(), "3 running > 1 idle");
     st.task_finished(1, 1.1).unwrap();
     assert_eq!(st.straggler_candidates(), vec![2, 3], "2 running <= 2 idle");
-    let copy = st.start_copy(3).unwrap();
-    assert_ne!(copy.node, 3, "the copy goes to another node than the original");
-    assert_eq!(st.start_copy(3), Err(ReservationError::CopyRunning(3)));
-    assert_eq!(st.straggler_candidates(), vec![2]);
-    // The copy finishes first: its slot is the winner's, the original's is freed and held.
+    // Every task has started, so a new container is a copy of the oldest running task.
+    assert_eq!(st.copy_started(slot(0)), Some(2));
+    assert_eq!(st.straggler_candidates(), vec![3]);
+    assert_eq!(st.copy_started(slot(1)), Some(3));
+    assert_eq!(st.copy_started(slot(7)), None, "every running task has a copy");
+    // The copy of 3 finishes first: its slot is the winner's; the original's is the loser's,
+    // decided once it is free.
     let c = st.copy_finished(3, 2.0).unwrap();
-    assert_eq!(held(c.slot).unwrap().0, copy.node);
-    assert_eq!(held(c.loser.unwrap()).unwrap().0, 3);
+    assert_eq!(held(c.slot).unwrap().0, 1);
+    assert_eq!(c.loser, Some(slot(3)));
+    assert!(held(st.slot_freed(slot(3))).is_some());
+    // The original of 2 is lost: its copy carries on as the task.
+    assert!(st.task_lost(2));
     assert_eq!(st.running_tasks(), 1);
+    let c = st.copy_finished(2, 3.0).unwrap();
+    assert_eq!(held(c.slot).unwrap().0, 0);
+    assert_eq!(c.loser, None);
+    assert_eq!(st.running_tasks(), 0);
     assert_eq!(st.task_finished(9, 2.0), Err(ReservationError::UnknownTask(9)));
 }
 
 #[test]
-fn held_slots_expire_at_the_deadline_and_can_be_taken_downstream() {
+fn a_container_is_a_task_while_the_stage_has_tasks_to_start() {
+    let mut st = StageReservation::new(settings(1.0, 0.5), 3, Some(3), false).unwrap();
+    st.task_started(0, slot(0), 0.0).unwrap();
+    st.task_started(1, slot(1), 0.0).unwrap();
+    assert_eq!(st.copy_started(slot(5)), None, "task 2 is still to start");
+    st.task_started(2, slot(2), 0.0).unwrap();
+    st.task_finished(0, 1.0).unwrap();
+    assert!(st.task_lost(1), "lost without a copy");
+    assert_eq!(st.running_tasks(), 1);
+    // One finished, one running: the lost task is still to start again.
+    assert_eq!(st.copy_started(slot(5)), None);
+}
+
+#[test]
+fn held_slots_carry_the_stage_deadline_and_can_be_dropped() {
     let mut st = stage(settings(0.5, 0.5), 2, Some(2), false);
     st.task_finished(0, 1.0).unwrap();
     let d = st.deadline().unwrap();
     assert!(d.is_finite() && d > 1.0);
-    assert!(st.expire(d - 1e-9).is_empty());
-    assert!(st.take_slot(0, &Resources::new(2048, 1)).is_none(), "too small for the request");
-    assert_eq!(st.take_slot(0, &Resources::new(512, 1)), Some(slot(0)));
-    st.task_finished(1, 1.5).unwrap();
-    assert_eq!(st.expire(d), vec![slot(1)]);
-    assert!(st.idle_slots().is_empty());
+    let SlotAction::Hold { until, .. } = st.task_finished(1, 1.5).unwrap().slot else { panic!("held") };
+    assert_eq!(until, st.deadline().unwrap());
+    assert!(st.drop_slot(&slot(1)));
+    assert!(!st.drop_slot(&slot(1)), "already dropped");
+    assert_eq!(st.idle_slots(), &[slot(0)]);
 }
 
 #[test]

@@ -248,14 +248,29 @@ fn straggler_copies_are_advised_once_idle_slots_cover_the_running_tasks() {
     assert!(reply.advisories.iter().any(|m| m.contains("copies")), "{:?}", reply.advisories);
     assert!(reply.to_json().contains("\"stragglers\":[{\"stage\":\"m\""));
     assert_eq!(s.straggler_candidates(FG), reply.stragglers);
-    // A copy is an ordinary ask at the stage's priority; it lands on a held slot.
+    // A copy is an ordinary ask at the stage's priority; it lands on a held slot and copies
+    // the oldest running task, fg[2].
     s.update_asks(FG, &[ask(5, 1)], &[], &[]).unwrap();
-    assert_eq!(apps(&hb(&mut s, 0, 2_002, &[])), vec![FG]);
+    let copy = hb(&mut s, 0, 2_002, &[]);
+    assert_eq!(apps(&copy), vec![FG]);
     assert_eq!(s.hold_count(), 1);
+    let copy = copy[0].allocation_id;
+    assert_eq!(s.straggler_candidates(FG)[0].containers, vec![fg[3]]);
     // Status reports the reservation with its Eq. (4) bound.
     let json = SchedulerStatus::of(&s).to_json();
     assert!(json.contains("\"reservations\":[{\"app\":1"), "{json}");
     assert!(json.contains("\"utilization_bound\":"), "{json}");
+    // The copy wins; the AM's kill of the original reaches the RM before the NM reports the
+    // copy. The first end completes the task, the second frees the loser's slot: both held.
+    assert!(s.release(fg[2]));
+    assert_eq!(s.hold_count(), 2);
+    hb(&mut s, 0, 2_010, &[copy]);
+    assert_eq!(s.hold_count(), 3);
+    assert_eq!(s.state().node(0).unwrap().reserved, Resources::new(3 * GB, 3));
+    // The last task finishes: four holds for the four tasks of `r`, none left over.
+    hb(&mut s, 0, 2_020, &[fg[3]]);
+    assert_eq!(s.hold_count(), 4);
+    assert!(s.straggler_candidates(FG).is_empty());
 }
 
 #[test]

@@ -140,6 +140,11 @@ impl Reservations {
         self.holds
     }
 
+    /// Sum of the holds on `node` kept for app `app`.
+    pub fn held_for(&self, node: NodeId, app: AppSlot) -> Resources {
+        self.holds(node).iter().filter(|h| h.app == app).fold(Resources::ZERO, |acc, h| acc + h.resources)
+    }
+
     /// Sum of the holds on `node` that a queue of tier `tier` may override.
     #[inline]
     pub fn overridable(&self, node: NodeId, tier: u8) -> Resources {

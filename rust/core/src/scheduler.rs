@@ -660,26 +660,34 @@ impl Scheduler {
         Ok(made)
     }
 
-    /// Expires the node's due holds, then offers each remaining hold to its app first: the
-    /// app's highest-priority ask that fits the held resources plus the node's free space
-    /// takes the slot (the next stage's task, or a straggler copy). Returns the placements.
+    /// Expires the node's due holds, then offers the holds to their apps first: an app's
+    /// highest-priority ask that fits all its holds on the node plus the node's free space
+    /// takes them (the next stage's task, or a straggler copy), using up holds, oldest first,
+    /// until the container fits outside the rest. Several small held slots can thus make one
+    /// bigger container of a downstream stage. Returns the placements.
     fn serve_holds(&mut self, node_id: NodeId, host: LocationId, rack: LocationId, limit: usize, out: &mut Vec<Decision>) -> Result<usize> {
         let now = self.state.now_ms;
         self.reservations.expire(&mut self.state, node_id, now);
         let mut made = 0;
         let mut i = 0;
         while made < limit && i < self.reservations.holds(node_id).len() {
-            let h = self.reservations.holds(node_id)[i];
-            let free = self.state.node(node_id).map(Node::free).unwrap_or_default() + h.resources;
-            let Some(p) = self.state.app(h.app).asks.find(host, rack, &free) else {
+            let app = self.reservations.holds(node_id)[i].app;
+            let own = self.reservations.held_for(node_id, app);
+            let free = self.state.node(node_id).map(Node::free).unwrap_or_default() + own;
+            let Some(p) = self.state.app(app).asks.find(host, rack, &free) else {
                 i += 1;
                 continue;
             };
             if self.state.next_allocation_id >= MAX_ALLOCATION_ID {
                 return Err(CoreError::InvalidInput("allocation ids exhausted (2^40); restart the scheduler".into()));
             }
+            // Holds before `i` belong to apps that took nothing: `i` is the app's oldest.
             self.reservations.remove_hold_at(&mut self.state, node_id, i);
-            out.push(self.commit(h.app, node_id, host, rack, p.priority, p.locality, p.resources));
+            while !p.resources.fits_in(&self.state.node(node_id).map(Node::free).unwrap_or_default()) {
+                let Some(j) = self.reservations.holds(node_id).iter().position(|h| h.app == app) else { break };
+                self.reservations.remove_hold_at(&mut self.state, node_id, j);
+            }
+            out.push(self.commit(app, node_id, host, rack, p.priority, p.locality, p.resources));
             made += 1;
         }
         Ok(made)

@@ -1,5 +1,5 @@
-//! Generators of TPC-DS-, TPC-H- and BigBench-like DAG jobs, so that the simulator runs with no
-//! external data.
+//! Generators of TPC-DS-, TPC-H- and BigBench-like DAG jobs, and of iterative MLlib-like jobs,
+//! so that the simulator runs with no external data.
 //!
 //! Structure follows Carbyne's Tables 1 and 2: the number of stages, of barriers (stages with
 //! several parents), the critical-path length and the number of disjoint paths are each drawn
@@ -19,6 +19,9 @@ pub enum Family {
     Tpcds,
     Tpch,
     Bigbench,
+    /// Iterative machine learning (the slot reservation seed's KMeans, SVM and PageRank): a
+    /// chain of equally wide stages, one per iteration, each a barrier for the next.
+    Mllib,
 }
 
 /// 50th and 95th percentiles of one structural property.
@@ -58,6 +61,7 @@ impl Family {
             Family::Tpcds => "tpcds",
             Family::Tpch => "tpch",
             Family::Bigbench => "bigbench",
+            Family::Mllib => "mllib",
         }
     }
 
@@ -66,6 +70,8 @@ impl Family {
             Family::Tpcds => Shape { stages: pct(8.0, 23.0), barriers: pct(1.0, 4.0), critical_path: pct(5.0, 8.0), disjoint_paths: pct(4.0, 15.0) },
             Family::Tpch => Shape { stages: pct(8.0, 12.0), barriers: pct(2.0, 4.0), critical_path: pct(5.0, 7.0), disjoint_paths: pct(3.0, 7.0) },
             Family::Bigbench => Shape { stages: pct(7.0, 19.0), barriers: pct(2.0, 6.0), critical_path: pct(5.0, 8.0), disjoint_paths: pct(2.0, 10.0) },
+            // Ours: a load stage and 5-20 iterations in one chain.
+            Family::Mllib => Shape { stages: pct(10.0, 20.0), barriers: pct(0.0, 0.0), critical_path: pct(10.0, 20.0), disjoint_paths: pct(1.0, 1.0) },
         }
     }
 
@@ -77,6 +83,8 @@ impl Family {
             Family::Tpcds => TaskModel { tasks_per_stage: 40.0, tasks_sigma: 1.0, stage_duration_ms: 9000.0, stage_duration_sigma: 0.8, task_duration_sigma: 0.25 },
             Family::Tpch => TaskModel { tasks_per_stage: 30.0, tasks_sigma: 0.9, stage_duration_ms: 7000.0, stage_duration_sigma: 0.7, task_duration_sigma: 0.25 },
             Family::Bigbench => TaskModel { tasks_per_stage: 25.0, tasks_sigma: 1.1, stage_duration_ms: 10000.0, stage_duration_sigma: 0.9, task_duration_sigma: 0.3 },
+            // Iterations are short and alike: one width and one duration per job, little spread.
+            Family::Mllib => TaskModel { tasks_per_stage: 32.0, tasks_sigma: 0.5, stage_duration_ms: 3000.0, stage_duration_sigma: 0.4, task_duration_sigma: 0.15 },
         }
     }
 }
@@ -182,6 +190,9 @@ pub fn build_dag<R: Rng>(rng: &mut R, t: Targets) -> Vec<Vec<u32>> {
 
 /// Draws one whole job of a family. `scale` multiplies the number of tasks per stage.
 pub fn generate<R: Rng>(rng: &mut R, family: Family, scale: f64, name: String) -> JobTemplate {
+    if family == Family::Mllib {
+        return iterative(rng, scale, name);
+    }
     let targets = draw_targets(rng, &family.shape());
     let parents = build_dag(rng, targets);
     let m = family.task_model();
@@ -197,6 +208,27 @@ pub fn generate<R: Rng>(rng: &mut R, family: Family, scale: f64, name: String) -
             let durations_ms =
                 (0..n).map(|_| (median * spread.sample(rng).exp()).clamp(100.0, 3_600_000.0) as u32).collect();
             let demand = stage_demand(rng, parents.len());
+            Stage { name: format!("s{i}"), parents, demand, durations_ms }
+        })
+        .collect();
+    JobTemplate { name, stages, arrival_ms: None, queue: None }
+}
+
+/// An MLlib-like job: the number of stages from the family's shape, then every stage as wide
+/// as the first, with the same container and one median task duration (each iteration does
+/// the same work over the same cached partitions).
+fn iterative<R: Rng>(rng: &mut R, scale: f64, name: String) -> JobTemplate {
+    let family = Family::Mllib;
+    let m = family.task_model();
+    let n_stages = draw_count(rng, family.shape().stages, 2);
+    let width = ((LogNormal::new(m.tasks_per_stage.ln(), m.tasks_sigma).expect("finite").sample(rng) * scale).round() as usize).clamp(1, 5000);
+    let median = LogNormal::new(m.stage_duration_ms.ln(), m.stage_duration_sigma).expect("finite").sample(rng).clamp(500.0, 600_000.0);
+    let spread = Normal::new(0.0, m.task_duration_sigma).expect("finite");
+    let demand = stage_demand(rng, 1);
+    let stages = (0..n_stages)
+        .map(|i| {
+            let durations_ms = (0..width).map(|_| (median * spread.sample(rng).exp()).clamp(100.0, 3_600_000.0) as u32).collect();
+            let parents = if i == 0 { Vec::new() } else { vec![i as u32 - 1] };
             Stage { name: format!("s{i}"), parents, demand, durations_ms }
         })
         .collect();
@@ -262,6 +294,19 @@ mod tests {
             check("barriers", stats.iter().map(|s| s.barriers).collect(), shape.barriers);
             check("critical path", stats.iter().map(|s| s.critical_path).collect(), shape.critical_path);
             check("disjoint paths", stats.iter().map(|s| s.disjoint_paths).collect(), shape.disjoint_paths);
+        }
+    }
+
+    #[test]
+    fn mllib_jobs_are_chains_of_equal_stages() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for i in 0..50 {
+            let j = generate(&mut rng, Family::Mllib, 1.0, format!("m{i}"));
+            j.validate().unwrap();
+            assert!(j.stages.len() >= 2);
+            let s = dag_stats(&j.stages);
+            assert_eq!((s.critical_path, s.barriers, s.disjoint_paths), (j.stages.len(), 0, 1));
+            assert!(j.stages.iter().all(|st| st.tasks() == j.stages[0].tasks() && st.demand == j.stages[0].demand));
         }
     }
 

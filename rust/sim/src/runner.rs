@@ -3,7 +3,7 @@
 
 use crate::model::Job;
 use crate::sim::{self, ClusterConfig, RunOutput, SimConfig};
-use crate::spec::{SchedulerSpec, Spec, WorkloadSpec};
+use crate::spec::{SchedulerSpec, SlotReservationSpec, Spec, WorkloadSpec};
 use crate::workload;
 use anyhow::{anyhow, bail, Context, Result};
 use std::fmt::Write;
@@ -112,19 +112,45 @@ pub struct Prepared {
     pub window_ms: i64,
 }
 
+/// `<slot-reservation .../>` with the attributes the spec sets.
+fn slot_reservation_xml(r: &SlotReservationSpec) -> String {
+    let mut x = String::from("<slot-reservation");
+    if let Some(p) = r.isolation_probability {
+        let _ = write!(x, " isolation-probability=\"{p}\"");
+    }
+    if let Some(t) = r.threshold {
+        let _ = write!(x, " threshold=\"{t}\"");
+    }
+    if let Some(a) = r.prior_shape {
+        let _ = write!(x, " prior-shape=\"{a}\"");
+    }
+    if let Some(m) = r.min_samples {
+        let _ = write!(x, " min-samples=\"{m}\"");
+    }
+    x.push_str("/>");
+    x
+}
+
 /// The allocation file for a policy and the workload's queues. LQ declarations are written
 /// only for policies other than DRF, which has no use for them.
 pub fn queue_xml(
     policy: &str,
     app_policy: &str,
     queues: &[String],
-    weights: &std::collections::BTreeMap<String, f64>,
+    scheduler: &SchedulerSpec,
     lqs: &[LqDecl],
-) -> String {
+) -> Result<String> {
+    let reservation = scheduler.slot_reservation.as_ref();
+    if let Some(unknown) = reservation.and_then(|r| r.queues.iter().find(|q| !queues.contains(q))) {
+        bail!("scheduler.slot_reservation.queues names '{unknown}', which is not a queue of the workload ({})", queues.join(", "));
+    }
     let mut x = format!("<tidal>\n  <policy>{policy}</policy>\n{app_policy}");
     for q in queues {
-        let w = weights.get(q).copied().unwrap_or(1.0);
+        let w = scheduler.weights.get(q).copied().unwrap_or(1.0);
         let _ = write!(x, "  <queue name=\"{q}\"><weight>{w}</weight>");
+        if let Some(r) = reservation.filter(|r| r.queues.contains(q)) {
+            x.push_str(&slot_reservation_xml(r));
+        }
         if let Some(l) = lqs.iter().find(|l| &l.name == q).filter(|_| policy != "drf") {
             let _ = write!(
                 x,
@@ -143,7 +169,7 @@ pub fn queue_xml(
         x.push_str("</queue>\n");
     }
     x.push_str("</tidal>\n");
-    x
+    Ok(x)
 }
 
 pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
@@ -173,7 +199,7 @@ pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
             let policy = policy.as_deref().unwrap_or("drf");
             check_queue_policy(policy)?;
             let app = app_policy_xml(&spec.scheduler)?;
-            queue_xml(policy, &app, &w.queues, &spec.scheduler.weights, &w.lqs)
+            queue_xml(policy, &app, &w.queues, &spec.scheduler, &w.lqs)?
         }
     };
     let am = spec.sim.am_container.to_resources("sim.am_container")?;
@@ -189,6 +215,7 @@ pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
         hint_progress_interval_ms: spec.sim.hint_progress_interval_ms,
         fairness_over_jobs: spec.sim.fairness_over == crate::spec::FairnessOver::Jobs,
         fairness_window_ms: spec.sim.fairness_window_ms,
+        straggler_copies: spec.sim.straggler_copies,
     };
     let cluster = ClusterConfig { machines: spec.cluster.machines, machines_per_rack: spec.cluster.machines_per_rack, capacity };
     Ok(Prepared { cluster, settings, queue_xml, jobs: w.jobs, cfg, window_ms: spec.sim.fairness_window_ms })

@@ -68,10 +68,26 @@ pub struct SchedulerSpec {
     pub uwfq_grace_period_s: Option<f64>,
     /// UWFQ's per-container runtime for apps without hints (`<uwfq-default-task-sec>`).
     pub uwfq_default_task_s: Option<f64>,
+    /// Speculative slot reservation (`<slot-reservation>`) for some queues.
+    pub slot_reservation: Option<SlotReservationSpec>,
     /// Extra elements copied verbatim into the generated allocation file's `<tidal>`, for
     /// switches this spec format does not name (e.g. newer core features).
     #[serde(default)]
     pub extra_xml: String,
+}
+
+/// `<slot-reservation>` inside each of `queues`; unset attributes take the core's defaults,
+/// and the core checks their ranges.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlotReservationSpec {
+    pub queues: Vec<String>,
+    /// P, the target probability that a phase transition keeps all its slots.
+    pub isolation_probability: Option<f64>,
+    /// R, the finished fraction after which a wider next stage's extra slots are pre-reserved.
+    pub threshold: Option<f64>,
+    pub prior_shape: Option<f64>,
+    pub min_samples: Option<u32>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -110,6 +126,10 @@ pub struct SimSpec {
     /// Between stage completions, an AM sends progress at most this often (at a task start or
     /// end, when something changed since the last report).
     pub hint_progress_interval_ms: i64,
+    /// Whether AMs run the straggler copies the scheduler advises on reserved slots (seed 001
+    /// §IV-C); the copy's duration is a fresh draw from its stage's task durations and the
+    /// first of the two to finish wins.
+    pub straggler_copies: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -135,6 +155,7 @@ impl Default for SimSpec {
             fairness_over: FairnessOver::Queues,
             hints: true,
             hint_progress_interval_ms: 5_000,
+            straggler_copies: true,
         }
     }
 }
@@ -269,6 +290,9 @@ pub struct LqSpec {
     /// What the LQ declares as its burst demand to admission control.
     #[serde(default)]
     pub declared_demand: DeclaredDemand,
+    /// Redraw every stage's task durations from a Pareto distribution of this shape with the
+    /// stage's own mean (seed 001 §VI-B's straggler study); must be greater than 1.
+    pub pareto_shape: Option<f64>,
 }
 
 /// How a simulated LQ sizes the burst demand it declares.
@@ -296,6 +320,9 @@ pub struct TqSpec {
     /// Total jobs, spread round-robin over the TQs, all queued at t = 0.
     pub jobs: usize,
     pub source: SourceSpec,
+    /// Multiplies every TQ task's duration (seed 001 prolongs its background tasks).
+    #[serde(default = "one")]
+    pub task_duration_scale: f64,
 }
 
 /// Where `{shared}` in trace paths points: `TIDAL_SHARED`, else `shared/` beside the checkout.
@@ -392,6 +419,12 @@ impl Spec {
                     if !(l.period_s > 0.0) {
                         bail!("workload.lq[{i}] ('{}'): period_s must be positive", l.name);
                     }
+                    if let Some(a) = l.pareto_shape.filter(|a| !(*a > 1.0 && a.is_finite())) {
+                        bail!("workload.lq[{i}] ('{}'): pareto_shape must be a finite number greater than 1 (a finite mean), not {a}", l.name);
+                    }
+                }
+                if !(tq.task_duration_scale > 0.0 && tq.task_duration_scale.is_finite()) {
+                    bail!("workload.tq.task_duration_scale must be a positive number, not {}", tq.task_duration_scale);
                 }
                 if tq.jobs > 0 && tq.queues == 0 {
                     bail!("workload.tq.queues must be at least 1 when tq.jobs > 0");

@@ -77,6 +77,19 @@ pub fn perturb(stages: &mut [Stage], std: f64, rng: &mut ChaCha8Rng) {
     }
 }
 
+/// Redraws each stage's task durations from a Pareto distribution of shape `alpha` (> 1) with
+/// the stage's mean: `t_m = mean (α - 1) / α` (seed 001 §VI-B keeps the mean and sets the tail).
+pub fn pareto_durations(stages: &mut [Stage], alpha: f64, rng: &mut ChaCha8Rng) {
+    for s in stages {
+        let mean = s.durations_ms.iter().map(|&d| d as f64).sum::<f64>() / s.tasks().max(1) as f64;
+        let scale = (mean * (alpha - 1.0) / alpha).max(1.0);
+        let pareto = rand_distr::Pareto::new(scale, alpha).expect("positive scale and shape");
+        for d in &mut s.durations_ms {
+            *d = pareto.sample(rng).min(u32::MAX as f64).round() as u32;
+        }
+    }
+}
+
 /// Scales task counts so that the widest stage alone asks for `share` of the cluster in its
 /// dominant resource. Durations of added tasks repeat the stage's own.
 pub fn scale_to_peak(stages: &mut [Stage], capacity: &Resources, share: f64) {
@@ -184,6 +197,9 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                         bail!("workload.lq '{}': no job from its source has a critical path under {} s", l.name, l.max_critical_path_s);
                     };
                     scale_to_peak(&mut tpl.stages, capacity, l.peak_share);
+                    if let Some(alpha) = l.pareto_shape {
+                        pareto_durations(&mut tpl.stages, alpha, &mut rng);
+                    }
                     for s in &tpl.stages {
                         let secs: f64 = s.durations_ms.iter().map(|&d| d as f64 / 1000.0).sum();
                         for (b, v) in burst.iter_mut().zip(s.demand.0.iter()) {
@@ -244,6 +260,11 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
             for k in 0..tq.jobs {
                 let q = format!("tq{}", k % tq.queues);
                 let mut tpl = draw(&mut cache, &tq.source, &mut rng, format!("{q}-{k}"))?;
+                if tq.task_duration_scale != 1.0 {
+                    for d in tpl.stages.iter_mut().flat_map(|s| s.durations_ms.iter_mut()) {
+                        *d = (*d as f64 * tq.task_duration_scale).round().clamp(1.0, u32::MAX as f64) as u32;
+                    }
+                }
                 let estimates = estimates_of(&tpl.stages);
                 if err_all {
                     perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);

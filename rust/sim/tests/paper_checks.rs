@@ -130,6 +130,44 @@ fn uwfq_users_small_shows_the_seeds_trends() {
 }
 
 #[test]
+fn slot_reservation_small_shows_the_seeds_trends() {
+    let e = experiments::find("slot-reservation").unwrap();
+    let text = experiments::run(e, Scale::Small, &out("slot-reservation")).unwrap();
+    println!("{text}");
+    // Asserted for the MLlib-like foreground (equal stage widths, the seed's isolation case);
+    // the TPC-H rows are reported (three jobs at this size: their slowdowns are noise).
+    assert!(text.contains("trend check (mllib): reservation (P = 1) cuts the slowdown of priority alone: yes"), "{text}");
+    assert!(text.contains("trend check (mllib): held idle time is least at P = 0 and most at P = 1: yes"), "{text}");
+    assert!(text.contains("trend check: copies shorten foreground jobs at α = 1.6: yes"), "{text}");
+}
+
+#[test]
+fn slot_reservation_settings_are_checked() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let spec = |reservation: &str, lq_extra: &str| {
+        format!(
+            "[cluster]\nmachines = 2\nmachine = {{ memory_mb = 65536, vcores = 32, disk_read_mbps = 4000, disk_write_mbps = 2000, net_in_mbps = 10000, net_out_mbps = 10000 }}\n\
+             [scheduler]\npolicy = \"strict-priority\"\n{reservation}\n\
+             [workload]\ntype = \"bopf\"\ntq = {{ queues = 1, jobs = 1, source = {{ type = \"generator\", family = \"tpch\" }} }}\n\
+             [[workload.lq]]\nname = \"fg\"\nperiod_s = 100.0\njobs = 1\nmax_critical_path_s = 1000.0\n{lq_extra}\nsource = {{ type = \"generator\", family = \"mllib\" }}\n"
+        )
+    };
+    let run = |name: &str, text: String| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        Spec::load(&p).and_then(|s| runner::run_spec(&s, false)).map_err(|e| format!("{e:#}"))
+    };
+    let ok = run("reserve-ok.toml", spec("slot_reservation = { queues = [\"fg\"], isolation_probability = 0.4 }", "")).unwrap();
+    assert_eq!(ok.jobs.len(), 2);
+    let err = run("reserve-queue.toml", spec("slot_reservation = { queues = [\"fgg\"] }", "")).unwrap_err();
+    assert!(err.contains("slot_reservation.queues") && err.contains("'fgg'"), "{err}");
+    let err = run("reserve-p.toml", spec("slot_reservation = { queues = [\"fg\"], isolation_probability = 1.5 }", "")).unwrap_err();
+    assert!(err.contains("isolation-probability"), "{err}");
+    let err = run("reserve-alpha.toml", spec("", "pareto_shape = 0.9")).unwrap_err();
+    assert!(err.contains("pareto_shape"), "{err}");
+}
+
+#[test]
 fn app_policy_knobs_are_checked() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
     let mut s = Spec::load(&dir.join("carbyne-tpcds.toml")).unwrap();

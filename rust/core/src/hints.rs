@@ -131,8 +131,10 @@ pub struct HintsReply {
     /// Non-fatal observations, e.g. a runnable stage whose priorities the app does not request.
     pub advisories: Vec<String>,
     /// Straggler mitigation (slot reservation queues): running containers that may get a copy
-    /// on one of the app's idle reserved slots. A copy is an ordinary ask at `priority`; the
-    /// scheduler places it on a held slot first. The AM keeps whichever finishes first.
+    /// on one of the app's idle reserved slots. A copy is an ordinary ask at `priority`, made
+    /// once all the stage's tasks have started; the scheduler places it on a held slot first
+    /// and takes it for a copy of the oldest running container without one (the order
+    /// `containers` lists them in). The AM keeps whichever finishes first and kills the other.
     pub stragglers: Vec<StragglerAdvice>,
     /// Runtime partitioning (`<uwfq-target-task-sec>`): stages not started yet, with the task
     /// count that makes each task run about the target runtime.
@@ -147,7 +149,7 @@ pub struct StragglerAdvice {
     pub priority: Option<Priority>,
     /// Reserved slots of the stage that are idle.
     pub idle_slots: usize,
-    /// Allocation ids (YARN container numbers) of the running containers to copy.
+    /// Allocation ids (YARN container numbers) of the running containers to copy, oldest first.
     pub containers: Vec<u64>,
 }
 

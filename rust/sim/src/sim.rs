@@ -522,7 +522,7 @@ impl<'a> Engine<'a> {
     /// carries) and ask for one copy per advised task of a stage that has started all its
     /// tasks.
     fn follow_straggler_advice(&mut self, now: i64) -> Result<()> {
-        let watch = std::mem::take(&mut self.watch);
+        let mut watch = std::mem::take(&mut self.watch);
         for &job in &watch {
             let job = job as usize;
             let Some(rt) = self.rt[job].as_mut() else { continue };
@@ -531,7 +531,8 @@ impl<'a> Engine<'a> {
                 continue;
             }
             for advice in self.sched.straggler_candidates(Self::app_key(job)) {
-                let Some(stage) = advice.priority.and_then(|p| usize::try_from(p - 1).ok()) else { continue };
+                let stages = self.jobs[job].stages.len();
+                let Some(stage) = advice.priority.and_then(|p| usize::try_from(p - 1).ok()).filter(|&s| s < stages) else { continue };
                 let rt = self.rt[job].as_ref().expect("running job");
                 let st = &self.jobs[job].stages[stage];
                 if (rt.started[stage] as usize) < st.tasks() {
@@ -546,8 +547,9 @@ impl<'a> Engine<'a> {
                 }
             }
         }
+        // Hand the buffer back for the next round.
+        watch.clear();
         self.watch = watch;
-        self.watch.clear();
         Ok(())
     }
 

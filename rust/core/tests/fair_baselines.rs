@@ -13,7 +13,12 @@ fn ask(n: i64) -> Ask {
 /// Apps (key, user, containers to run first) in one queue under `policy`; returns the app the
 /// next single offer goes to once every app asks for more.
 fn next_offer(policy: &str, apps: &[(u64, &str, i64)]) -> u64 {
-    let xml = format!("<tidal><app-policy>{policy}</app-policy><queue name=\"q\"/></tidal>");
+    next_offer_with(&format!("<app-policy>{policy}</app-policy>"), apps)
+}
+
+/// [`next_offer`] with the app policy's `<tidal>` elements given whole.
+fn next_offer_with(policy_xml: &str, apps: &[(u64, &str, i64)]) -> u64 {
+    let xml = format!("<tidal>{policy_xml}<queue name=\"q\"/></tidal>");
     let mut s = Scheduler::from_xml(&xml, Settings::default()).unwrap();
     s.add_node(0, 100, 1, Resources::new(64 * GB, 64)).unwrap();
     for &(key, user, n) in apps {
@@ -55,25 +60,8 @@ fn ujf_serves_the_user_with_the_smallest_usage_then_their_smallest_job() {
 #[test]
 fn carbyne_without_altruism_orders_like_job_fair() {
     let xml = "<app-policy>carbyne</app-policy><altruism-probability>0</altruism-probability>";
-    let policy_of = |apps: &[(u64, &str, i64)]| {
-        let x = format!("<tidal>{xml}<queue name=\"q\"/></tidal>");
-        let mut s = Scheduler::from_xml(&x, Settings::default()).unwrap();
-        s.add_node(0, 100, 1, Resources::new(64 * GB, 64)).unwrap();
-        for &(key, user, n) in apps {
-            s.add_app(key, "q", user).unwrap();
-            s.update_asks(key, &[ask(n)], &[], &[]).unwrap();
-        }
-        let mut out = Vec::new();
-        while s.node_heartbeat(0, 1_000, &[], &mut out, 1).unwrap() > 0 {}
-        for &(key, _, _) in apps {
-            s.update_asks(key, &[ask(10)], &[], &[]).unwrap();
-        }
-        out.clear();
-        s.node_heartbeat(0, 2_000, &[], &mut out, 1).unwrap();
-        out[0].app
-    };
     for apps in [APPS.to_vec(), vec![(1, "alice", 2), (2, "alice", 3), (3, "bob", 4)]] {
-        assert_eq!(policy_of(&apps), next_offer("job-fair", &apps));
+        assert_eq!(next_offer_with(xml, &apps), next_offer("job-fair", &apps));
     }
 }
 

@@ -149,8 +149,13 @@ fn bopf_spec(name: &str, policy: &str, src: SourceSpec, tqs: usize, scale: Scale
     }
 }
 
+/// Average JCT (s) of the jobs of a class, NaN when the run has none.
+fn class_avg(s: &Summary, class: &str) -> f64 {
+    s.jct_by_class.get(class).map(|j| j.avg_s).unwrap_or(f64::NAN)
+}
+
 fn lq_avg(s: &Summary) -> f64 {
-    s.jct_by_class.get("LQ").map(|j| j.avg_s).unwrap_or(f64::NAN)
+    class_avg(s, "LQ")
 }
 
 fn drf_baseline(scale: Scale, out: &Path) -> Result<String> {
@@ -244,8 +249,7 @@ fn bopf_table4(scale: Scale, out: &Path) -> Result<String> {
                 let run = run_spec(&spec, true)?;
                 sums.push(save(&run, &spec, &out.join(&name))?);
             }
-            let tq = sums[1].jct_by_class.get("TQ").map(|j| j.avg_s).unwrap_or(f64::NAN);
-            let tq_drf = sums[0].jct_by_class.get("TQ").map(|j| j.avg_s).unwrap_or(f64::NAN);
+            let (tq, tq_drf) = (class_avg(&sums[1], "TQ"), class_avg(&sums[0], "TQ"));
             gains.push(lq_avg(&sums[0]) / lq_avg(&sums[1]));
             tq_slowdown = tq_slowdown.max(tq / tq_drf);
             let _ = writeln!(
@@ -367,7 +371,6 @@ fn carbyne_table4(scale: Scale, out: &Path) -> Result<String> {
     } else {
         let _ = writeln!(r, "   (Facebook row skipped: SWIM trace not found under {})", shared_dir().display());
     }
-    let yes = |b: bool| if b { "yes" } else { "NO" };
     for (label, spec, paper, note) in setups {
         let mut runs = Vec::new();
         let mut sums = Vec::new();
@@ -564,7 +567,6 @@ fn uwfq_users(scale: Scale, out: &Path) -> Result<String> {
     let _ = writeln!(r, "   seed, Table 1 scenario 1 (avg RT s / infrequent users' RT s / DVR / DSR): UJF 43.1 / 48.8 / - / -;");
     let _ = writeln!(r, "   UWFQ 29.4 / 33.1 / 0.23 / 0.37; CFQ 32.5 / 32.3 / 3.69 / 0.38; Fair (job-level) 44.0 / 44.5 / 3.25 / 0.27");
     let _ = writeln!(r, "   seed, Table 2 (Google trace): UWFQ cuts the 0-80% jobs' RT by 55% vs UJF (74% with runtime partitioning)");
-    let yes = |b: bool| if b { "yes" } else { "NO" };
     let _ = writeln!(r, "   trend check: UWFQ has a lower average response time than UJF: {} ({:.1} s vs {:.1} s)", yes(avg[1] < avg[0]), avg[1], avg[0]);
     let _ = writeln!(r, "   trend check: UWFQ serves small jobs (0-80%) faster than UJF: {} ({:.1} s vs {:.1} s)", yes(small_rt[1] < small_rt[0]), small_rt[1], small_rt[0]);
     let _ = writeln!(
@@ -625,11 +627,6 @@ fn fg_slowdown(run: &RunOutput, alone: &RunOutput) -> f64 {
     f.iter().sum::<f64>() / f.len() as f64
 }
 
-fn class_avg_s(run: &RunOutput, class: &str) -> f64 {
-    let v: Vec<f64> = run.jobs.iter().filter(|j| j.class == class).map(|j| j.jct_ms() as f64 / 1000.0).collect();
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
 /// Idle held vcore-time as a fraction of all allocated vcore-time.
 fn held_fraction(run: &RunOutput) -> f64 {
     let k = tidal_core::ResourceKind::Vcores as usize;
@@ -650,10 +647,10 @@ fn slot_reservation(scale: Scale, out: &Path) -> Result<String> {
         Scale::Small => &[0.0, 0.4, 1.0],
         Scale::Full => &[0.0, 0.2, 0.4, 0.6, 0.8, 1.0],
     };
-    let run = |spec: Spec| -> Result<RunOutput> {
+    let run = |spec: Spec| -> Result<(RunOutput, Summary)> {
         let r = run_spec(&spec, true)?;
-        save(&r, &spec, &out.join(&spec.name))?;
-        Ok(r)
+        let summary = save(&r, &spec, &out.join(&spec.name))?;
+        Ok((r, summary))
     };
     let (tpch, tpch_note) = tpch_source();
     let mllib = SourceSpec::Generator { family: Family::Mllib, scale: 1.0 };
@@ -668,31 +665,31 @@ fn slot_reservation(scale: Scale, out: &Path) -> Result<String> {
         let plain = run(reservation_spec(&format!("{tag}-priority"), fg, scale, tqs, None, None, false))?;
         let _ = writeln!(r, "\n   foreground {suite}:");
         let _ = writeln!(r, "   {:<16} {:>12} {:>10} {:>12} {:>14}", "scheduler", "fg slowdown", "bg avg s", "held idle %", "util. improv.");
-        let (plain_sd, plain_bg) = (fg_slowdown(&plain, &alone), class_avg_s(&plain, "TQ"));
+        let (plain_sd, plain_bg) = (fg_slowdown(&plain.0, &alone.0), class_avg(&plain.1, "TQ"));
         let _ = writeln!(r, "   {:<16} {:>12.2} {:>10.0} {:>12} {:>14}", "priority only", plain_sd, plain_bg, "-", "-");
         let mut rows = Vec::new();
         for &p in probabilities {
             rows.push((p, run(reservation_spec(&format!("{tag}-reserve-p{p}"), fg, scale, tqs, Some(p), None, false))?));
         }
-        let full = held_fraction(&rows.last().expect("P = 1 runs").1);
-        for (p, run) in &rows {
+        let full = held_fraction(&rows.last().expect("P = 1 runs").1.0);
+        for (p, (run, summary)) in &rows {
             let improv = if full > 0.0 { format!("{:.0}%", 100.0 * (1.0 - held_fraction(run) / full)) } else { "-".into() };
             let _ = writeln!(
                 r,
                 "   {:<16} {:>12.2} {:>10.0} {:>12.2} {:>14}",
                 format!("reserve P={p}"),
-                fg_slowdown(run, &alone),
-                class_avg_s(run, "TQ"),
+                fg_slowdown(run, &alone.0),
+                class_avg(summary, "TQ"),
                 100.0 * held_fraction(run),
                 improv
             );
         }
         let p1 = &rows.last().expect("P = 1 runs").1;
-        let sd1 = fg_slowdown(p1, &alone);
+        let sd1 = fg_slowdown(&p1.0, &alone.0);
         let _ = writeln!(r, "   trend check ({tag}): reservation (P = 1) cuts the slowdown of priority alone: {} ({sd1:.2} vs {plain_sd:.2})", yes(sd1 < plain_sd));
-        let held: Vec<f64> = rows.iter().map(|(_, run)| held_fraction(run)).collect();
+        let held: Vec<f64> = rows.iter().map(|(_, (run, _))| held_fraction(run)).collect();
         let _ = writeln!(r, "   trend check ({tag}): held idle time is least at P = 0 and most at P = 1: {}", yes(held.iter().all(|&h| h >= held[0] && h <= full)));
-        let _ = writeln!(r, "   background average JCT, reservation (P = 1) / priority only: {:.3}", class_avg_s(p1, "TQ") / plain_bg);
+        let _ = writeln!(r, "   background average JCT, reservation (P = 1) / priority only: {:.3}", class_avg(&p1.1, "TQ") / plain_bg);
     }
     let _ = writeln!(r, "\n   seed: priority alone leaves foreground jobs up to 3.9x slower (EC2, Fig. 4); with reservation < 1.1 on EC2");
     let _ = writeln!(r, "   (Fig. 12) and in simulation MLlib < 1.1, SQL 1.3-1.5 (Fig. 15); background slowdown < 0.1%; smaller P,");
@@ -709,9 +706,9 @@ fn slot_reservation(scale: Scale, out: &Path) -> Result<String> {
     for &a in alphas {
         let without = run(reservation_spec(&format!("mllib-pareto{a}-no-copies"), &mllib, scale, tqs, Some(1.0), Some(a), false))?;
         let with = run(reservation_spec(&format!("mllib-pareto{a}-copies"), &mllib, scale, tqs, Some(1.0), Some(a), true))?;
-        let (n, y) = (class_avg_s(&without, "LQ"), class_avg_s(&with, "LQ"));
+        let (n, y) = (lq_avg(&without.1), lq_avg(&with.1));
         reductions.push((a, 1.0 - y / n));
-        let _ = writeln!(r, "   {:>5} {:>14.1} {:>14.1} {:>9.0}% {:>8} {:>8}", a, n, y, 100.0 * (1.0 - y / n), with.stats.copies, with.stats.copies_won);
+        let _ = writeln!(r, "   {:>5} {:>14.1} {:>14.1} {:>9.0}% {:>8} {:>8}", a, n, y, 100.0 * (1.0 - y / n), with.0.stats.copies, with.0.stats.copies_won);
     }
     let _ = writeln!(r, "   seed: at α = 1.6 copies cut phase time by over 50% (numerical, Fig. 10) and foreground JCT by 73% (simulation,");
     let _ = writeln!(r, "   Fig. 17); heavier tails (smaller α) gain more.");

@@ -114,8 +114,9 @@ pub fn validate_stages(stages: &[Stage]) -> Result<(), String> {
     Ok(())
 }
 
-/// Kahn's algorithm; `None` when there is a cycle.
-pub fn topo_order(stages: &[Stage]) -> Option<Vec<usize>> {
+/// Kahn's algorithm: the stages it can peel off, in topological order. Whatever it cannot
+/// peel off lies on or behind a cycle.
+fn peel(stages: &[Stage]) -> Vec<usize> {
     let n = stages.len();
     let mut indeg: Vec<usize> = stages.iter().map(|s| s.parents.len()).collect();
     let mut children = vec![Vec::new(); n];
@@ -135,31 +136,22 @@ pub fn topo_order(stages: &[Stage]) -> Option<Vec<usize>> {
             }
         }
     }
-    (order.len() == n).then_some(order)
+    order
 }
 
+/// A topological order; `None` when there is a cycle.
+pub fn topo_order(stages: &[Stage]) -> Option<Vec<usize>> {
+    let order = peel(stages);
+    (order.len() == stages.len()).then_some(order)
+}
+
+/// The stages on or behind a cycle, by index.
 fn cyclic_stages(stages: &[Stage]) -> Vec<usize> {
-    // Whatever Kahn's algorithm cannot peel off lies on or behind a cycle.
-    let n = stages.len();
-    let mut indeg: Vec<usize> = stages.iter().map(|s| s.parents.len()).collect();
-    let mut children = vec![Vec::new(); n];
-    for (i, s) in stages.iter().enumerate() {
-        for &p in &s.parents {
-            children[p as usize].push(i);
-        }
-    }
-    let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
-    let mut done = vec![false; n];
-    while let Some(i) = ready.pop() {
+    let mut done = vec![false; stages.len()];
+    for i in peel(stages) {
         done[i] = true;
-        for &c in &children[i] {
-            indeg[c] -= 1;
-            if indeg[c] == 0 {
-                ready.push(c);
-            }
-        }
     }
-    (0..n).filter(|&i| !done[i]).collect()
+    (0..stages.len()).filter(|&i| !done[i]).collect()
 }
 
 /// The structural statistics of Carbyne's Tables 1 and 2.

@@ -183,22 +183,33 @@ fn running_demand(dag: &JobDag) -> Resources {
     dag.stages().iter().fold(Resources::ZERO, |acc, s| acc + s.demand.times(s.running as i64))
 }
 
-/// Forward list scheduling of the remaining DAG into `share` (used as given), longest
-/// remaining path first. Running tasks hold their demand until their residual time. Offsets
-/// are from now; the makespan covers running tasks too.
-pub fn forward(dag: &JobDag, share: &Resources) -> Option<Schedule> {
+/// The edges list scheduling must respect: for each stage, how many stages it waits on and
+/// which stages wait on it. Forward, a stage waits on parents with pending tasks; reversed
+/// (children first), a pending parent waits on its pending children.
+fn dependencies(dag: &JobDag, pending: &[u32], reversed: bool) -> (Vec<u32>, Vec<Vec<usize>>) {
     let n = dag.len();
-    let pending: Vec<u32> = dag.stages().iter().map(|s| s.pending()).collect();
     let mut waiting_on = vec![0u32; n];
     let mut successors = vec![Vec::new(); n];
     for s in 0..n {
         for &p in &dag.stage(s).parents {
-            if pending[p] > 0 {
+            if reversed && pending[p] > 0 && pending[s] > 0 {
+                waiting_on[p] += 1;
+                successors[s].push(p);
+            } else if !reversed && pending[p] > 0 {
                 waiting_on[s] += 1;
                 successors[p].push(s);
             }
         }
     }
+    (waiting_on, successors)
+}
+
+/// Forward list scheduling of the remaining DAG into `share` (used as given), longest
+/// remaining path first. Running tasks hold their demand until their residual time. Offsets
+/// are from now; the makespan covers running tasks too.
+pub fn forward(dag: &JobDag, share: &Resources) -> Option<Schedule> {
+    let pending: Vec<u32> = dag.stages().iter().map(|s| s.pending()).collect();
+    let (waiting_on, successors) = dependencies(dag, &pending, false);
     let mut free = share.0;
     let mut returns = Vec::new();
     let mut last_running = 0u64;
@@ -234,16 +245,7 @@ pub fn forward(dag: &JobDag, share: &Resources) -> Option<Schedule> {
 pub fn reverse(dag: &JobDag, share: &Resources) -> Option<Schedule> {
     let n = dag.len();
     let pending: Vec<u32> = dag.stages().iter().map(|s| s.pending()).collect();
-    let mut waiting_on = vec![0u32; n];
-    let mut successors = vec![Vec::new(); n];
-    for s in 0..n {
-        for &p in &dag.stage(s).parents {
-            if pending[p] > 0 && pending[s] > 0 {
-                waiting_on[p] += 1;
-                successors[s].push(p);
-            }
-        }
-    }
+    let (waiting_on, successors) = dependencies(dag, &pending, true);
     let free = share.saturating_sub(&running_demand(dag));
     if dag.stages().iter().any(|s| s.pending() > 0 && !s.demand.fits_in(&free)) {
         return None;

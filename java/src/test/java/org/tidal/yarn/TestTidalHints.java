@@ -12,7 +12,6 @@ import java.io.File;
 import java.util.Arrays;
 import java.util.Collections;
 import org.apache.hadoop.io.Text;
-import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -21,8 +20,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
@@ -42,29 +39,20 @@ public class TestTidalHints {
   @Rule
   public TemporaryFolder tmp = new TemporaryFolder();
 
+  @Rule
+  public final MockRmRule rms = new MockRmRule();
+
   private MockRM rm;
   private MockNM nm;
   private String base;
 
   @Before
   public void setUp() throws Exception {
-    QueueMetrics.clearQueueMetrics();
-    DefaultMetricsSystem.setMiniClusterMode(true);
     File allocation = tmp.newFile("queues.xml");
     write(allocation, QUEUES_AB);
-    rm = new MockRM(conf(allocation));
-    rm.start();
+    rm = rms.start(conf(allocation));
     nm = rm.registerNode("127.0.0.1:1234", 16 * 1024, 16);
-    base = "http://127.0.0.1:"
-        + ((TidalScheduler) rm.getResourceScheduler()).getRestAddress().getPort()
-        + TidalRestServer.PREFIX;
-  }
-
-  @After
-  public void tearDown() {
-    if (rm != null) {
-      rm.stop();
-    }
+    base = rms.restBase();
   }
 
   private MockAM launch(String user) throws Exception {

@@ -13,20 +13,9 @@ import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.ServerSocket;
 import java.net.URL;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.concurrent.Callable;
-import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.apache.log4j.AppenderSkeleton;
-import org.apache.log4j.Logger;
-import org.apache.log4j.spi.LoggingEvent;
-import org.junit.After;
-import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -36,20 +25,9 @@ public class TestTidalIntegration {
   @Rule
   public TemporaryFolder tmp = new TemporaryFolder();
 
-  private MockRM rm;
+  @Rule
+  public final MockRmRule rms = new MockRmRule();
 
-  @Before
-  public void setUp() {
-    QueueMetrics.clearQueueMetrics();
-    DefaultMetricsSystem.setMiniClusterMode(true);
-  }
-
-  @After
-  public void tearDown() {
-    if (rm != null) {
-      rm.stop();
-    }
-  }
 
   @Test(timeout = 120000)
   public void schedulerPagesOfTheWebUiRender() throws Exception {
@@ -59,8 +37,7 @@ public class TestTidalIntegration {
     conf.setBoolean("mockrm.webapp.enabled", true);
     int port = freePort();
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + port);
-    rm = new MockRM(conf);
-    rm.start();
+    MockRM rm = rms.start(conf);
     MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
     MockRM.launchAndRegisterAM(rm.submitApp(1024, "web", "alice", null, "a"), rm, nm);
 
@@ -77,46 +54,16 @@ public class TestTidalIntegration {
   @Test(timeout = 120000)
   public void defaultAllocationFileComesFromTheClasspathAndNativeLogsReachLog4j()
       throws Exception {
-    final List<String> nativeMessages = Collections.synchronizedList(new ArrayList<String>());
-    AppenderSkeleton appender = new AppenderSkeleton() {
-      @Override
-      protected void append(LoggingEvent event) {
-        nativeMessages.add(event.getLoggerName() + " " + event.getLevel() + " "
-            + event.getRenderedMessage());
-      }
-
-      @Override
-      public void close() {}
-
-      @Override
-      public boolean requiresLayout() {
-        return false;
-      }
-    };
-    Logger nativeLogger = Logger.getLogger("tidal.native");
-    nativeLogger.addAppender(appender);
+    NativeLogCapture nativeLog = new NativeLogCapture();
     try {
-      rm = new MockRM(conf(null));
-      rm.start();
-      TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
+      rms.start(conf(null));
+      TidalScheduler scheduler = rms.scheduler();
       assertEquals("root.classpath", scheduler.getQueueInfo("classpath", false, false)
           .getQueueName());
-      waitFor("the core's start-up record in log4j", new Callable<Boolean>() {
-        @Override
-        public Boolean call() {
-          synchronized (nativeMessages) {
-            for (String message : nativeMessages) {
-              if (message.startsWith(NativeLogPump.LOGGER_PREFIX)
-                  && message.contains(" INFO ") && message.contains("scheduler created")) {
-                return true;
-              }
-            }
-            return false;
-          }
-        }
-      });
+      nativeLog.await("the core's start-up record in log4j", NativeLogPump.LOGGER_PREFIX,
+          " INFO ", "scheduler created");
     } finally {
-      nativeLogger.removeAppender(appender);
+      nativeLog.close();
     }
   }
 
@@ -126,7 +73,7 @@ public class TestTidalIntegration {
     write(allocation, "<tidal><policy>drf</policy><queue name=\"a\"><weight>x</weight></queue>"
         + "</tidal>");
     try {
-      rm = new MockRM(conf(allocation));
+      new MockRM(conf(allocation));
       fail("an invalid allocation file must stop the scheduler from starting");
     } catch (Exception e) {
       String message = String.valueOf(e.getMessage());
@@ -135,12 +82,11 @@ public class TestTidalIntegration {
     }
     File missing = new File(tmp.getRoot(), "missing.xml");
     try {
-      rm = new MockRM(conf(missing));
+      new MockRM(conf(missing));
       fail("a missing allocation file must stop the scheduler from starting");
     } catch (Exception e) {
       assertTrue(e.getMessage(), e.getMessage().contains(missing.getPath()));
     }
-    rm = null;
   }
 
   @Test(timeout = 60000)

@@ -15,13 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.PrivilegedExceptionAction;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
-import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
@@ -33,7 +30,9 @@ public class TestTidalQueueCli {
   @Rule
   public TemporaryFolder tmp = new TemporaryFolder();
 
-  private MockRM rm;
+  @Rule
+  public final MockRmRule rms = new MockRmRule();
+
   private YarnConfiguration clientConf;
 
   /** What one CLI run printed and returned. */
@@ -50,15 +49,12 @@ public class TestTidalQueueCli {
 
   @Before
   public void setUp() throws Exception {
-    QueueMetrics.clearQueueMetrics();
-    DefaultMetricsSystem.setMiniClusterMode(true);
     File allocation = tmp.newFile("queues.xml");
     write(allocation, TestTidalRest.BOPF_QUEUES);
-    rm = new MockRM(conf(allocation));
-    rm.start();
+    MockRM rm = rms.start(conf(allocation));
     final MockNM nm = rm.registerNode("127.0.0.1:1234", 100 * 1024, 100);
     nm.nodeHeartbeat(true);
-    int port = ((TidalScheduler) rm.getResourceScheduler()).getRestAddress().getPort();
+    int port = rms.scheduler().getRestAddress().getPort();
     // As on a cluster: the endpoint binds every address, clients find the RM's host.
     clientConf = new YarnConfiguration();
     clientConf.set(TidalScheduler.REST_ADDRESS, "0.0.0.0:" + port);
@@ -70,13 +66,6 @@ public class TestTidalQueueCli {
             && cli("alice", "-status", "etl").out.contains("safety condition");
       }
     });
-  }
-
-  @After
-  public void tearDown() {
-    if (rm != null) {
-      rm.stop();
-    }
   }
 
   private Run cli(String user, final String... args) throws Exception {

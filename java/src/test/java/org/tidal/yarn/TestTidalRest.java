@@ -11,23 +11,13 @@ import static org.tidal.yarn.TidalTestSupport.write;
 import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.concurrent.Callable;
-import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.apache.log4j.AppenderSkeleton;
-import org.apache.log4j.Logger;
-import org.apache.log4j.spi.LoggingEvent;
 import org.codehaus.jackson.JsonNode;
-import org.junit.After;
-import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -56,27 +46,16 @@ public class TestTidalRest {
   @Rule
   public TemporaryFolder tmp = new TemporaryFolder();
 
+  @Rule
+  public final MockRmRule rms = new MockRmRule();
+
   private MockRM rm;
   private MockNM nm;
   private String base;
 
-  @Before
-  public void setUp() {
-    QueueMetrics.clearQueueMetrics();
-    DefaultMetricsSystem.setMiniClusterMode(true);
-  }
-
-  @After
-  public void tearDown() {
-    if (rm != null) {
-      rm.stop();
-    }
-  }
-
   private TidalScheduler start(YarnConfiguration conf) throws Exception {
-    rm = new MockRM(conf);
-    rm.start();
-    TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
+    rm = rms.start(conf);
+    TidalScheduler scheduler = rms.scheduler();
     InetSocketAddress address = scheduler.getRestAddress();
     assertNotNull("the endpoint runs", address);
     assertTrue("a real port was bound", address.getPort() > 0);
@@ -124,23 +103,7 @@ public class TestTidalRest {
 
   @Test(timeout = 120000)
   public void registeredQueueGetsItsVerdictAndShowsClassAndBurstState() throws Exception {
-    final List<String> nativeInfo = Collections.synchronizedList(new ArrayList<String>());
-    AppenderSkeleton appender = new AppenderSkeleton() {
-      @Override
-      protected void append(LoggingEvent event) {
-        nativeInfo.add(event.getLevel() + " " + event.getRenderedMessage());
-      }
-
-      @Override
-      public void close() {}
-
-      @Override
-      public boolean requiresLayout() {
-        return false;
-      }
-    };
-    Logger nativeLogger = Logger.getLogger("tidal.native");
-    nativeLogger.addAppender(appender);
+    NativeLogCapture nativeLog = new NativeLogCapture();
     try {
       TidalScheduler scheduler = startBopf(bopfConf());
 
@@ -194,22 +157,9 @@ public class TestTidalRest {
       assertEquals(10000, burst.path("deadline_at_ms").getLongValue() - started);
 
       // The core's admission record reaches the RM log through the log pump.
-      waitFor("the admission record in log4j", new Callable<Boolean>() {
-        @Override
-        public Boolean call() {
-          synchronized (nativeInfo) {
-            for (String line : nativeInfo) {
-              if (line.startsWith("INFO") && line.contains("queue admitted")
-                  && line.contains("root.adhoc")) {
-                return true;
-              }
-            }
-            return false;
-          }
-        }
-      });
+      nativeLog.await("the admission record in log4j", " INFO ", "queue admitted", "root.adhoc");
     } finally {
-      nativeLogger.removeAppender(appender);
+      nativeLog.close();
     }
   }
 
@@ -332,8 +282,7 @@ public class TestTidalRest {
     start(bopfConf());
     String url = base + "/queues";
     assertEquals(200, HttpCall.request("GET", url).send().status);
-    rm.stop();
-    rm = null;
+    rms.stop();
     try {
       HttpCall call = HttpCall.request("GET", url).send();
       throw new AssertionError("the endpoint still answers after stop: " + call);
@@ -346,8 +295,7 @@ public class TestTidalRest {
   public void disabledEndpointDoesNotListen() throws Exception {
     YarnConfiguration conf = bopfConf();
     conf.setBoolean(TidalScheduler.REST_ENABLED, false);
-    rm = new MockRM(conf);
-    rm.start();
-    assertEquals(null, ((TidalScheduler) rm.getResourceScheduler()).getRestAddress());
+    rms.start(conf);
+    assertEquals(null, rms.scheduler().getRestAddress());
   }
 }

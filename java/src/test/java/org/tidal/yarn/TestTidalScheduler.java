@@ -19,7 +19,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.api.protocolrecords.GetQueueInfoRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.GetQueueUserAclsInfoRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -42,7 +41,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNodeReport;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
-import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
@@ -53,32 +51,24 @@ public class TestTidalScheduler {
   public TemporaryFolder tmp = new TemporaryFolder();
 
   private File allocationFile;
+  @Rule
+  public final MockRmRule rms = new MockRmRule();
+
   private MockRM rm;
 
   @Before
   public void setUp() throws Exception {
-    // Queue metrics are JVM-wide; start every test from fresh ones.
-    QueueMetrics.clearQueueMetrics();
-    DefaultMetricsSystem.setMiniClusterMode(true);
     allocationFile = tmp.newFile("tidal-queues.xml");
     write(allocationFile, QUEUES_AB);
   }
 
-  @After
-  public void tearDown() {
-    if (rm != null) {
-      rm.stop();
-    }
-  }
-
   private MockRM start(YarnConfiguration conf) {
-    rm = new MockRM(conf);
-    rm.start();
+    rm = rms.start(conf);
     return rm;
   }
 
   private TidalScheduler scheduler() {
-    return (TidalScheduler) rm.getResourceScheduler();
+    return rms.scheduler();
   }
 
   private RMApp submit(String queue, String user) throws Exception {

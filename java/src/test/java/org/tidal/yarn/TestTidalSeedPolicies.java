@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -21,10 +20,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.codehaus.jackson.JsonNode;
-import org.junit.After;
-import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -37,26 +33,15 @@ public class TestTidalSeedPolicies {
   @Rule
   public TemporaryFolder tmp = new TemporaryFolder();
 
+  @Rule
+  public final MockRmRule rms = new MockRmRule();
+
   private MockRM rm;
-
-  @Before
-  public void setUp() {
-    QueueMetrics.clearQueueMetrics();
-    DefaultMetricsSystem.setMiniClusterMode(true);
-  }
-
-  @After
-  public void tearDown() {
-    if (rm != null) {
-      rm.stop();
-    }
-  }
 
   private void start(String queues) throws Exception {
     File allocation = tmp.newFile("queues.xml");
     write(allocation, queues);
-    rm = new MockRM(conf(allocation));
-    rm.start();
+    rm = rms.start(conf(allocation));
   }
 
   private MockAM launch(String user, String queue, MockNM nm) throws Exception {
@@ -71,9 +56,7 @@ public class TestTidalSeedPolicies {
 
   /** The REST status of all queues ({@code ""}) or of {@code "/" + queue}. */
   private JsonNode status(String path) throws Exception {
-    String url = "http://127.0.0.1:"
-        + ((TidalScheduler) rm.getResourceScheduler()).getRestAddress().getPort()
-        + TidalRestServer.PREFIX + "/queues" + path;
+    String url = rms.restBase() + "/queues" + path;
     HttpCall call = HttpCall.request("GET", url).send();
     assertEquals(call.toString(), 200, call.status);
     return call.json();
@@ -135,7 +118,7 @@ public class TestTidalSeedPolicies {
         + "\"duration_ms\":1000,\"priorities\":[20]},"
         + "{\"id\":\"reduce\",\"tasks\":2,\"demand\":{\"memory_mb\":1024,\"vcores\":1},"
         + "\"duration_ms\":1000,\"parents\":[\"map\"],\"priorities\":[21]}]}";
-    TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
+    TidalScheduler scheduler = rms.scheduler();
     ApplicationAttemptId attempt = fg.getApplicationAttemptId();
     String reply = scheduler.setHints(attempt, dag);
     assertTrue(reply, reply.contains("\"stages\":2"));

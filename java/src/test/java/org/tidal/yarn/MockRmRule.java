@@ -1,0 +1,50 @@
+package org.tidal.yarn;
+
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.junit.rules.ExternalResource;
+
+/**
+ * One MockRM per test: queue metrics, which are JVM-wide, start fresh before the test, and the
+ * RM it started is stopped after it.
+ */
+final class MockRmRule extends ExternalResource {
+  private MockRM rm;
+
+  @Override
+  protected void before() {
+    QueueMetrics.clearQueueMetrics();
+    DefaultMetricsSystem.setMiniClusterMode(true);
+  }
+
+  @Override
+  protected void after() {
+    stop();
+  }
+
+  /** Starts an RM that the rule stops after the test. */
+  MockRM start(YarnConfiguration conf) {
+    rm = new MockRM(conf);
+    rm.start();
+    return rm;
+  }
+
+  /** Stops the RM now; the rule has nothing left to stop. */
+  void stop() {
+    if (rm != null) {
+      rm.stop();
+      rm = null;
+    }
+  }
+
+  TidalScheduler scheduler() {
+    return (TidalScheduler) rm.getResourceScheduler();
+  }
+
+  /** The scheduler's REST endpoint on loopback, up to and including {@code /ws/v1/tidal}. */
+  String restBase() {
+    return "http://127.0.0.1:" + scheduler().getRestAddress().getPort() + TidalRestServer.PREFIX;
+  }
+}

@@ -500,6 +500,11 @@ impl Scheduler {
         self.reservations.holds(node)
     }
 
+    /// Whether any queue has slot reservation on.
+    pub fn reserves_slots(&self) -> bool {
+        self.reserving
+    }
+
     /// Holds on all nodes.
     pub fn hold_count(&self) -> usize {
         self.reservations.hold_count()

@@ -248,6 +248,9 @@ struct Engine<'a> {
     killed: std::collections::HashSet<AllocationId>,
     /// Jobs whose tasks ended since the last look at the straggler advice.
     watch: Vec<u32>,
+    /// AMs run straggler copies and some queue reserves slots: only then is there advice to
+    /// follow and copy bookkeeping to keep.
+    copies: bool,
     pending_caps: BTreeMap<[i64; DIMS], u64>,
     pending_total: u64,
     min_cap: Option<Resources>,
@@ -484,7 +487,7 @@ impl<'a> Engine<'a> {
         let copy_of = if idx < durations.len() {
             rt.started[stage] += 1;
             rt.run_start_sum[stage] += now;
-            if self.cfg.straggler_copies {
+            if self.copies {
                 rt.copyless[stage].insert(d.allocation_id);
             }
             None
@@ -642,8 +645,8 @@ impl<'a> Engine<'a> {
             run_start_sum: vec![0; j.stages.len()],
             reported: vec![(0, 0); j.stages.len()],
             last_progress_ms: now,
-            copyless: if self.cfg.straggler_copies { vec![Default::default(); j.stages.len()] } else { Vec::new() },
-            copy_asks: if self.cfg.straggler_copies { vec![0; j.stages.len()] } else { Vec::new() },
+            copyless: if self.copies { vec![Default::default(); j.stages.len()] } else { Vec::new() },
+            copy_asks: if self.copies { vec![0; j.stages.len()] } else { Vec::new() },
             watched: false,
         });
         self.sched
@@ -686,7 +689,7 @@ impl<'a> Engine<'a> {
         let rt = self.rt[job].as_mut().expect("running job");
         rt.done[stage] += 1;
         rt.run_start_sum[stage] -= started;
-        if self.cfg.straggler_copies {
+        if self.copies {
             if !t.copy && rt.copyless[stage].remove(&alloc) && rt.copy_asks[stage] as usize > rt.copyless[stage].len() {
                 // A task the AM asked a copy for finished first: withdraw the ask.
                 let (before, total) = (rt.copy_asks[stage], rt.copyless[stage].len() as u32);
@@ -831,6 +834,7 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
         twins: HashMap::new(),
         killed: Default::default(),
         watch: Vec::new(),
+        copies: cfg.straggler_copies && sched.reserves_slots(),
         pending_caps: BTreeMap::new(),
         pending_total: 0,
         min_cap: None,

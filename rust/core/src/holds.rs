@@ -17,13 +17,13 @@
 
 use crate::dag::StageIdx;
 use crate::hints::{AppHints, StragglerAdvice};
-use crate::reservation::{Completion, ReservationSettings, Slot, SlotAction, StageReservation};
+use crate::reservation::{Completion, Ended, ReservationSettings, Slot, SlotAction, StageReservation, TaskEntry};
 use crate::request::Priority;
 use crate::resource::Resources;
 use crate::state::{Allocation, AllocationId, AppKey, AppSlot, ClusterState, NodeId};
 use serde::Serialize;
-use rustc_hash::{FxHashMap, FxHashSet};
-use tracing::{debug, info, warn};
+use rustc_hash::FxHashSet;
+use tracing::{debug, info};
 
 /// Resources held on a node for one app.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -48,21 +48,13 @@ struct PreReserving {
     tier: u8,
 }
 
-/// What a running container of a reserving app is to its stage.
-#[derive(Copy, Clone, Debug)]
-enum Role {
-    /// A task, with its copy's container if one runs.
-    Task { copy: Option<AllocationId> },
-    /// A straggler copy of the task that runs in container `of`.
-    Copy { of: AllocationId },
-    /// The other side of a race already ended; the AM kills this one.
-    Loser,
-}
-
-#[derive(Copy, Clone, Debug)]
-struct Running {
-    stage: StageIdx,
-    role: Role,
+/// Where a running container of a reserving app counts: its stage and its entry there (the
+/// task, its straggler copy or the loser of their race). Kept in the container's
+/// [`Allocation`], so that its end reaches the stage without a lookup.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StageTask {
+    pub stage: u32,
+    pub entry: TaskEntry,
 }
 
 struct StageState {
@@ -76,8 +68,9 @@ struct AppReservations {
     settings: ReservationSettings,
     dag_revision: u64,
     stages: Vec<Option<StageState>>,
-    /// Running containers of the app by the stage they count for.
-    tasks: FxHashMap<AllocationId, Running>,
+    /// [`stage_for`] by priority since the last hints update (which may finish stages), so
+    /// that a container start reads no hints.
+    stage_at: Vec<(Priority, Option<StageIdx>)>,
     pre: Option<PreReserving>,
     /// One entry per hold of the app (a node may repeat).
     held_on: Vec<NodeId>,
@@ -245,7 +238,7 @@ impl Reservations {
             settings,
             dag_revision: hints.dag_revision,
             stages: Vec::new(),
-            tasks: FxHashMap::default(),
+            stage_at: Vec::new(),
             pre: None,
             held_on: Vec::new(),
             last_stage: None,
@@ -257,102 +250,101 @@ impl Reservations {
         self.apps[slot].as_mut().expect("just set")
     }
 
-    /// A container of a hinted app of a reservation queue started.
+    /// The stage an app's container at `priority` counts for, with its reservation state made
+    /// on first use; remembered until the app's hints change. `None` when it counts for none.
+    fn stage_of(&mut self, state: &ClusterState, slot: AppSlot, settings: ReservationSettings, priority: Priority) -> Option<StageIdx> {
+        let hints = state.app(slot).hints.as_deref()?;
+        let key = state.app(slot).key;
+        let e = self.app_entry(slot, key, settings, hints);
+        let stage = stage_for(hints, priority).filter(|&stage| {
+            if e.stages.len() < hints.dag.len() {
+                e.stages.resize_with(hints.dag.len(), || None);
+            }
+            if e.stages[stage].is_some() {
+                return true;
+            }
+            let dag = &hints.dag;
+            let children = dag.children(stage);
+            let next = children.iter().copied().max_by_key(|&c| dag.stage(c).tasks);
+            let next_tasks = if children.len() == 1 { next.map(|c| dag.stage(c).tasks) } else { None };
+            match StageReservation::new(settings, dag.stage(stage).tasks, next_tasks, children.is_empty()) {
+                Ok(r) => {
+                    e.stages[stage] = Some(StageState { reservation: r, next });
+                    true
+                }
+                Err(err) => {
+                    debug!(app = key, stage, error = %err, "stage takes no slot reservation");
+                    false
+                }
+            }
+        });
+        e.stage_at.push((priority, stage));
+        stage
+    }
+
+    /// A container of a hinted app of a reservation queue started. Returns where it counts,
+    /// for its allocation record; `None` when it counts for no stage.
     #[allow(clippy::too_many_arguments)]
     pub fn task_started(
         &mut self,
-        state: &mut ClusterState,
+        state: &ClusterState,
         slot: AppSlot,
         settings: ReservationSettings,
         id: AllocationId,
         node: NodeId,
         priority: Priority,
         resources: Resources,
-    ) {
-        let app = state.app(slot);
-        let Some(hints) = app.hints.clone() else { return };
-        let key = app.key;
-        if self.apps.get(slot).and_then(Option::as_ref).is_some_and(|a| a.key == key && a.dag_revision != hints.dag_revision) {
-            self.app_removed(state, slot);
-        }
-        let Some(stage) = stage_for(&hints, priority) else { return };
+    ) -> Option<StageTask> {
+        let key = state.app(slot).key;
         let now = state.now_ms as f64 / 1000.0;
-        let e = self.app_entry(slot, key, settings, &hints);
-        if e.stages.len() < hints.dag.len() {
-            e.stages.resize_with(hints.dag.len(), || None);
-        }
-        if e.stages[stage].is_none() {
-            let dag = &hints.dag;
-            let children = dag.children(stage);
-            let next = children.iter().copied().max_by_key(|&c| dag.stage(c).tasks);
-            let next_tasks = if children.len() == 1 { next.map(|c| dag.stage(c).tasks) } else { None };
-            match StageReservation::new(settings, dag.stage(stage).tasks, next_tasks, children.is_empty()) {
-                Ok(r) => e.stages[stage] = Some(StageState { reservation: r, next }),
-                Err(err) => {
-                    debug!(app = key, stage, error = %err, "stage takes no slot reservation");
-                    return;
-                }
-            }
-        }
-        let st = e.stages[stage].as_mut().expect("just set");
+        let cached = self.apps.get(slot).and_then(Option::as_ref).filter(|e| e.key == key).and_then(|e| {
+            e.stage_at.iter().find(|(p, _)| *p == priority).map(|&(_, stage)| stage)
+        });
+        let stage = match cached {
+            Some(stage) => stage?,
+            None => self.stage_of(state, slot, settings, priority)?,
+        };
+        let e = self.apps[slot].as_mut().expect("stage_of made the app's entry");
+        let st = e.stages[stage].as_mut().expect("stage_of made the stage's reservation");
         let slot = Slot { node, resources };
-        if let Some(of) = st.reservation.copy_started(slot) {
-            e.tasks.insert(id, Running { stage, role: Role::Copy { of } });
-            if let Some(Running { role: Role::Task { copy }, .. }) = e.tasks.get_mut(&of) {
-                *copy = Some(id);
+        let entry = match st.reservation.copy_started(id, slot) {
+            Some(entry) => {
+                debug!(app = key, stage, copy = id, entry, "straggler copy started");
+                entry
             }
-            debug!(app = key, stage, copy = id, of, "straggler copy started");
-        } else if st.reservation.task_started(id, slot, now).is_ok() {
-            e.tasks.insert(id, Running { stage, role: Role::Task { copy: None } });
-        }
+            None => st.reservation.task_started(id, slot, now),
+        };
+        // Stage indices fit in u32: hints are far smaller.
+        Some(StageTask { stage: stage as u32, entry })
     }
 
     /// A container ended: `finished` when its task completed (heartbeat report or release by
     /// the AM), not when its node vanished. `tier_of_app` is the current tier of `alloc.app`'s
-    /// queue. Of a task and its straggler copy, whichever container ends first completes the
-    /// task and the other becomes the loser, whatever order YARN reports them in: an AM that
-    /// kills the loser the moment the winner finishes may get its release in before the NM
-    /// reports the winner, and the task's duration is then read at the release.
+    /// queue. The container's stage decides (see [`StageReservation::container_ended`]); a
+    /// container that counts for no stage of its app (any other app's, or one started before
+    /// its DAG was replaced) frees a slot an app may pre-reserve.
     pub fn container_ended(&mut self, state: &mut ClusterState, id: AllocationId, alloc: &Allocation, finished: bool, tier_of_app: u8) {
         let now = state.now_ms as f64 / 1000.0;
-        let own = self.apps.get_mut(alloc.app).and_then(Option::as_mut).and_then(|a| a.tasks.remove(&id).map(|r| (a, r)));
-        let Some((app, run)) = own else {
+        let own = alloc.stage_task.and_then(|t| {
+            let app = self.apps.get_mut(alloc.app)?.as_mut()?;
+            let st = app.stages.get_mut(t.stage as usize)?.as_mut()?;
+            let ended = st.reservation.container_ended(t.entry, id, finished, now).ok()?;
+            let next = st.next;
+            if matches!(ended, Ended::Completed(_)) {
+                app.last_stage = Some(t.stage as usize);
+            }
+            Some((t.stage as usize, next, ended))
+        });
+        let Some((stage, next, ended)) = own else {
             if finished && !self.prereserving.is_empty() {
                 self.pre_reserve_freed(state, alloc);
             }
             return;
         };
-        let Some(st) = app.stages[run.stage].as_mut() else { return };
-        let slot = Slot { node: alloc.node, resources: alloc.resources };
-        let outcome = match (run.role, finished) {
-            (Role::Loser, false) => return,
-            (Role::Loser, true) => {
-                let action = st.reservation.slot_freed(slot);
-                self.apply_slot(state, alloc.app, run.stage, action, tier_of_app);
-                return;
-            }
-            (Role::Task { .. }, false) => {
-                st.reservation.task_lost(id);
-                return;
-            }
-            (Role::Copy { of }, false) => {
-                st.reservation.copy_lost(of);
-                if let Some(Running { role: Role::Task { copy }, .. }) = app.tasks.get_mut(&of) {
-                    *copy = None;
-                }
-                return;
-            }
-            (Role::Task { copy }, true) => (st.reservation.task_finished(id, now), copy),
-            (Role::Copy { of }, true) => (st.reservation.copy_finished(of, now), Some(of)),
-        };
-        app.last_stage = Some(run.stage);
-        let next = st.next;
-        if let Some(other) = outcome.1.and_then(|o| app.tasks.get_mut(&o)) {
-            other.role = Role::Loser;
-        }
-        match outcome.0 {
-            Ok(c) => self.apply(state, alloc.app, run.stage, next, c, tier_of_app),
-            Err(e) => warn!(app = app.key, error = %e, "slot reservation bookkeeping failed"),
+        match ended {
+            Ended::Completed(c) => self.apply(state, alloc.app, stage, next, c, tier_of_app),
+            Ended::Freed(action) => self.apply_slot(state, alloc.app, stage, action, tier_of_app),
+            Ended::Lost => {}
         }
     }
 
@@ -466,7 +458,8 @@ impl Reservations {
 
     /// Drops everything when the app's DAG was replaced: its stages are different ones now.
     pub fn hints_changed(&mut self, state: &mut ClusterState, slot: AppSlot) {
-        let Some(Some(app)) = self.apps.get(slot) else { return };
+        let Some(Some(app)) = self.apps.get_mut(slot) else { return };
+        app.stage_at.clear();
         let changed = state.app(slot).hints.as_ref().is_none_or(|h| h.dag_revision != app.dag_revision);
         if changed {
             self.app_removed(state, slot);

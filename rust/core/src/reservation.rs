@@ -11,19 +11,22 @@
 
 use crate::resource::Resources;
 use crate::state::NodeId;
-use rustc_hash::FxHashMap;
 use thiserror::Error;
 
-/// A task of a stage, as the caller names it (for example the allocation id of its container).
+/// A container of a stage's task, as the caller names it (for example its allocation id); ids
+/// grow with time, so the smallest is the oldest.
 pub type TaskId = u64;
+
+/// Where a stage keeps a running task: returned when the task starts and passed back when any
+/// of its containers ends, so an end costs no lookup by id. An entry is reused only once the
+/// task and every copy of it have ended.
+pub type TaskEntry = u32;
 
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum ReservationError {
     #[error("slot reservation setting {field} = {value} is out of range: expected {expected}")]
     InvalidSetting { field: &'static str, value: f64, expected: &'static str },
-    #[error("task {0} of the stage is already running")]
-    DuplicateTask(TaskId),
-    #[error("task {0} is not running in the stage")]
+    #[error("container {0} is not running in the stage")]
     UnknownTask(TaskId),
 }
 
@@ -180,17 +183,39 @@ pub struct PreReserve {
 pub struct Completion {
     /// For the slot the finished task (or its winning copy) ran in.
     pub slot: SlotAction,
-    /// When a copy raced the task: the slot the loser still runs in. The caller kills it and
-    /// calls [`StageReservation::slot_freed`] once the slot is actually free.
-    pub loser: Option<Slot>,
+    /// When a copy raced the task: the container that lost and the slot it still runs in. Its
+    /// AM kills it; its end, reported like any other, frees the slot to Algorithm 1.
+    pub loser: Option<(TaskId, Slot)>,
     pub pre_reserve: Option<PreReserve>,
+}
+
+/// What the end of one of a task's containers meant to the stage.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Ended {
+    /// The first of the task's containers to finish: the task is complete.
+    Completed(Completion),
+    /// The loser of a race left: Algorithm 1's decision about its slot.
+    Freed(SlotAction),
+    /// A container ended without finishing (its node or container was lost): no duration
+    /// enters the fit; a running copy of a lost task takes its place.
+    Lost,
 }
 
 #[derive(Copy, Clone, Debug)]
 struct Running {
     start: f64,
+    task: TaskId,
     slot: Slot,
-    copy: Option<Slot>,
+    copy: Option<(TaskId, Slot)>,
+}
+
+/// A slot of the stage's task slab.
+#[derive(Copy, Clone, Debug)]
+enum Entry {
+    Running(Running),
+    /// The task is complete; the race's loser, this container, still runs.
+    Loser(TaskId, Slot),
+    Vacant,
 }
 
 /// How the next phase's width compares with this one's (Algorithm 1).
@@ -252,7 +277,10 @@ pub struct StageReservation {
     tasks: u32,
     transition: Transition,
     phase_start: Option<f64>,
-    running: FxHashMap<TaskId, Running>,
+    /// Tasks by [`TaskEntry`], with the vacant entries to reuse and the count of running ones.
+    entries: Vec<Entry>,
+    vacant: Vec<TaskEntry>,
+    running: usize,
     /// Finished tasks, and the sums the fit needs.
     finished: usize,
     stats: DurationStats,
@@ -289,7 +317,9 @@ impl StageReservation {
             tasks,
             transition,
             phase_start: None,
-            running: FxHashMap::default(),
+            entries: Vec::new(),
+            vacant: Vec::new(),
+            running: 0,
             finished: 0,
             stats: DurationStats::default(),
             released: 0,
@@ -329,7 +359,14 @@ impl StageReservation {
     }
 
     pub fn running_tasks(&self) -> usize {
-        self.running.len()
+        self.running
+    }
+
+    fn running_iter(&self) -> impl Iterator<Item = (TaskEntry, &Running)> {
+        self.entries.iter().enumerate().filter_map(|(i, e)| match e {
+            Entry::Running(r) => Some((i as TaskEntry, r)),
+            _ => None,
+        })
     }
 
     pub fn finished_fraction(&self) -> f64 {
@@ -341,13 +378,27 @@ impl StageReservation {
         &self.idle
     }
 
-    pub fn task_started(&mut self, task: TaskId, slot: Slot, now: f64) -> Result<()> {
-        if self.running.contains_key(&task) {
-            return Err(ReservationError::DuplicateTask(task));
-        }
+    /// Container `task` started a task of the stage in `slot` at `now`.
+    pub fn task_started(&mut self, task: TaskId, slot: Slot, now: f64) -> TaskEntry {
         self.phase_start = Some(self.phase_start.map_or(now, |s| s.min(now)));
-        self.running.insert(task, Running { start: now, slot, copy: None });
-        Ok(())
+        self.running += 1;
+        let run = Entry::Running(Running { start: now, task, slot, copy: None });
+        match self.vacant.pop() {
+            Some(e) => {
+                self.entries[e as usize] = run;
+                e
+            }
+            None => {
+                self.entries.push(run);
+                // Entries never outnumber the tasks running at once.
+                (self.entries.len() - 1) as TaskEntry
+            }
+        }
+    }
+
+    fn vacate(&mut self, entry: TaskEntry) {
+        self.entries[entry as usize] = Entry::Vacant;
+        self.vacant.push(entry);
     }
 
     /// Refits the Pareto parameters when the finished count has grown by an eighth since the
@@ -361,7 +412,7 @@ impl StageReservation {
             return;
         }
         self.tried_at = k;
-        if let Some(fit) = self.stats.fit(self.running.values().map(|r| now - r.start)) {
+        if let Some(fit) = self.stats.fit(self.running_iter().map(|(_, r)| now - r.start)) {
             self.fit = fit;
             self.fitted_at = k;
         }
@@ -390,10 +441,57 @@ impl StageReservation {
         }
     }
 
-    /// Task `task` finished at `now` (if a copy raced it, whichever finished first reports it).
-    pub fn task_finished(&mut self, task: TaskId, now: f64) -> Result<Completion> {
-        let run = self.running.remove(&task).ok_or(ReservationError::UnknownTask(task))?;
-        let duration = (now - run.start).max(0.0);
+    /// One of the containers of the task at `entry` ended: `finished` when it completed, not
+    /// when it was lost with its node. Of a task and its straggler copy, the first to finish
+    /// completes the task and the other becomes the loser, whatever order the ends are reported
+    /// in; the loser's end then frees its slot. A lost task hands over to its running copy.
+    /// A container the entry does not hold (the entry was reused, or the id is wrong) is an
+    /// [`ReservationError::UnknownTask`] and changes nothing.
+    pub fn container_ended(&mut self, entry: TaskEntry, container: TaskId, finished: bool, now: f64) -> Result<Ended> {
+        let Some(&e) = self.entries.get(entry as usize) else { return Err(ReservationError::UnknownTask(container)) };
+        match e {
+            Entry::Loser(id, slot) if id == container => {
+                self.vacate(entry);
+                Ok(if finished { Ended::Freed(self.decide(slot)) } else { Ended::Lost })
+            }
+            Entry::Running(run) if run.task == container => {
+                if finished {
+                    return self.complete(entry, run.slot, run.copy, run.start, now).map(Ended::Completed);
+                }
+                match run.copy {
+                    Some((copy, slot)) => {
+                        self.entries[entry as usize] = Entry::Running(Running { task: copy, slot, copy: None, ..run });
+                    }
+                    None => {
+                        self.running -= 1;
+                        self.vacate(entry);
+                    }
+                }
+                Ok(Ended::Lost)
+            }
+            Entry::Running(run) => match run.copy {
+                Some((copy, slot)) if copy == container => {
+                    if finished {
+                        return self.complete(entry, slot, Some((run.task, run.slot)), run.start, now).map(Ended::Completed);
+                    }
+                    self.entries[entry as usize] = Entry::Running(Running { copy: None, ..run });
+                    Ok(Ended::Lost)
+                }
+                _ => Err(ReservationError::UnknownTask(container)),
+            },
+            _ => Err(ReservationError::UnknownTask(container)),
+        }
+    }
+
+    /// The task at `entry`, started at `start`, finished at `now` in `winner`; `loser` is the
+    /// other container of a race, still running.
+    fn complete(&mut self, entry: TaskEntry, winner: Slot, loser: Option<(TaskId, Slot)>, start: f64, now: f64) -> Result<Completion> {
+        self.running -= 1;
+        match loser {
+            Some((id, slot)) => self.entries[entry as usize] = Entry::Loser(id, slot),
+            None => self.vacate(entry),
+        }
+        let duration = (now - start).max(0.0);
         self.finished += 1;
         self.stats.add(duration);
         let before = self.fit;
@@ -405,8 +503,7 @@ impl StageReservation {
         if self.fit != before {
             self.deadline_rel = self.fit.deadline(self.settings.isolation_probability, self.tasks)?;
         }
-        let slot = self.decide(run.slot);
-        let loser = run.copy;
+        let slot = self.decide(winner);
         let pre_reserve = match self.transition {
             Transition::Wider { extra }
                 if !self.pre_reserved && self.finished_fraction() >= self.settings.prereserve_threshold =>
@@ -419,71 +516,36 @@ impl StageReservation {
         Ok(Completion { slot, loser, pre_reserve })
     }
 
-    /// The copy of `task` finished first. Same as [`StageReservation::task_finished`], with the
-    /// copy's slot as the winner and the original's as the loser (a copy that replaced its lost
-    /// original is simply the task).
-    pub fn copy_finished(&mut self, task: TaskId, now: f64) -> Result<Completion> {
-        let run = self.running.get_mut(&task).ok_or(ReservationError::UnknownTask(task))?;
-        if let Some(copy) = run.copy {
-            run.copy = Some(run.slot);
-            run.slot = copy;
-        }
-        self.task_finished(task, now)
-    }
-
-    /// The loser of a race left its slot: Algorithm 1 decides about it like any freed slot.
-    pub fn slot_freed(&mut self, slot: Slot) -> SlotAction {
-        self.decide(slot)
-    }
-
     /// Straggler mitigation (§IV-C): once the running tasks number no more than the idle
-    /// reserved slots, each running task without a copy may get one. Returns those tasks,
-    /// oldest first (task ids are allocation ids, which grow with time).
-    /// Slots already running copies count as reserved: they were idle when the copies began.
+    /// reserved slots, each running task without a copy may get one. Returns those tasks'
+    /// containers, oldest first. Slots already running copies count as reserved: they were
+    /// idle when the copies began.
     pub fn straggler_candidates(&self) -> Vec<TaskId> {
-        let copies = self.running.values().filter(|r| r.copy.is_some()).count();
-        if self.running.is_empty() || self.running.len() > self.idle.len() + copies || self.transition == Transition::Final {
+        let copies = self.running_iter().filter(|(_, r)| r.copy.is_some()).count();
+        if self.running == 0 || self.running > self.idle.len() + copies || self.transition == Transition::Final {
             return Vec::new();
         }
-        let mut v: Vec<TaskId> = self.running.iter().filter(|(_, r)| r.copy.is_none()).map(|(&t, _)| t).collect();
+        let mut v: Vec<TaskId> = self.running_iter().filter(|(_, r)| r.copy.is_none()).map(|(_, r)| r.task).collect();
         v.sort_unstable();
         v
     }
 
-    /// A container started for this stage after all its tasks had started. It is a copy of the
-    /// oldest running task without one: the order [`StageReservation::straggler_candidates`]
-    /// lists them in, which the AM follows when it launches copies. Returns that task, or
-    /// `None` (the container is a task of its own) while tasks are still to start or every
-    /// running task has a copy. A task retried after a failure that was reported as a finish
-    /// is taken for a copy too: the stage cannot tell them apart.
-    pub fn copy_started(&mut self, slot: Slot) -> Option<TaskId> {
-        if self.finished + self.running.len() < self.tasks as usize {
+    /// Container `copy` started for this stage in `slot` after all its tasks had started. It
+    /// is a copy of the oldest running task without one: the order
+    /// [`StageReservation::straggler_candidates`] lists them in, which the AM follows when it
+    /// launches copies. Returns that task's entry, or `None` (the container is a task of its
+    /// own) while tasks are still to start or every running task has a copy. A task retried
+    /// after a failure that was reported as a finish is taken for a copy too: the stage cannot
+    /// tell them apart.
+    pub fn copy_started(&mut self, copy: TaskId, slot: Slot) -> Option<TaskEntry> {
+        if self.finished + self.running < self.tasks as usize {
             return None;
         }
-        let task = self.running.iter().filter(|(_, r)| r.copy.is_none()).map(|(&t, _)| t).min()?;
-        self.running.get_mut(&task).expect("just found").copy = Some(slot);
-        Some(task)
-    }
-
-    /// Task `task` ended without finishing (its node or container was lost): it leaves the
-    /// running set without a duration, so it neither skews the fit nor waits for a copy. A
-    /// running copy takes its place. Returns whether it was running.
-    pub fn task_lost(&mut self, task: TaskId) -> bool {
-        match self.running.get_mut(&task) {
-            Some(run) if run.copy.is_some() => {
-                run.slot = run.copy.take().expect("checked");
-                true
-            }
-            Some(_) => self.running.remove(&task).is_some(),
-            None => false,
+        let (entry, _) = self.running_iter().filter(|(_, r)| r.copy.is_none()).min_by_key(|(_, r)| r.task)?;
+        if let Entry::Running(r) = &mut self.entries[entry as usize] {
+            r.copy = Some((copy, slot));
         }
-    }
-
-    /// The copy of `task` was lost: the original runs on alone.
-    pub fn copy_lost(&mut self, task: TaskId) {
-        if let Some(run) = self.running.get_mut(&task) {
-            run.copy = None;
-        }
+        Some(entry)
     }
 
     /// Forgets one idle held slot equal to `slot` (it expired or was overridden by a higher

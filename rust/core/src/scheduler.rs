@@ -7,7 +7,7 @@
 use crate::config::{self, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
 use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
-use crate::holds::{AppReservationView, Hold, Reservations};
+use crate::holds::{AppReservationView, Hold, Reservations, StageTask};
 use crate::policy::{self, Admission, AdmissionClass, AppPolicy, NodeOffer, Policy, QueueKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -519,7 +519,9 @@ impl Scheduler {
     /// app pre-reserving takes it.
     fn reservation_ended(&mut self, id: AllocationId, a: &Allocation) {
         let tier = match self.state.apps.get(a.app) {
-            Some(Some(app)) => self.tier(app.queue),
+            // Only a stage's slot becomes a hold at the app's tier: spare the policy otherwise.
+            Some(Some(app)) if a.stage_task.is_some() => self.tier(app.queue),
+            Some(Some(_)) => u8::MAX,
             _ => return,
         };
         self.reservations.container_ended(&mut self.state, id, a, true, tier);
@@ -529,15 +531,14 @@ impl Scheduler {
     /// call idempotent: YARN may report a container's end more than once. An allocation the
     /// AM releases counts as its task's end for slot reservation.
     pub fn release(&mut self, id: AllocationId) -> bool {
-        let ended = if self.reserving { self.state.allocations.get(&id).copied() } else { None };
-        let known = self.release_allocation(id);
-        if let Some(a) = ended {
+        let Some(a) = self.release_allocation(id) else {
+            debug!(allocation = id, "release of unknown allocation ignored");
+            return false;
+        };
+        if self.reserving {
             self.reservation_ended(id, &a);
         }
-        if !known {
-            debug!(allocation = id, "release of unknown allocation ignored");
-        }
-        known
+        true
     }
 
     /// Frees every allocation matching `pred` (a scan: for node and app removal, not heartbeats).
@@ -551,10 +552,9 @@ impl Scheduler {
         ids.len()
     }
 
-    fn release_allocation(&mut self, id: AllocationId) -> bool {
-        let Some(a) = self.state.allocations.remove(&id) else {
-            return false;
-        };
+    /// Frees one allocation; returns it, or `None` when the id is unknown.
+    fn release_allocation(&mut self, id: AllocationId) -> Option<Allocation> {
+        let a = self.state.allocations.remove(&id)?;
         if let Some(node) = self.state.node_mut(a.node) {
             node.allocated -= a.resources;
             node.containers -= 1;
@@ -568,7 +568,7 @@ impl Scheduler {
         q.integrate(now);
         q.usage -= a.resources;
         q.running_containers -= 1;
-        true
+        Some(a)
     }
 
     /// One node heartbeat: frees `completed`, then asks the policy which queues to serve and
@@ -585,13 +585,10 @@ impl Scheduler {
         let (host, rack) = (node.host, node.rack);
         self.ended.clear();
         for &id in completed {
-            if self.reserving {
-                if let Some(a) = self.state.allocations.get(&id) {
-                    self.ended.push((id, *a));
-                }
-            }
-            if !self.release_allocation(id) {
-                warn!(allocation = id, node = node_id, "completed container is not a known allocation");
+            match self.release_allocation(id) {
+                Some(a) if self.reserving => self.ended.push((id, a)),
+                Some(_) => {}
+                None => warn!(allocation = id, node = node_id, "completed container is not a known allocation"),
             }
         }
         if self.state.now_ms == 0 && now_ms > 0 {
@@ -614,6 +611,10 @@ impl Scheduler {
             }
             self.ended = ended;
             made = self.serve_holds(node_id, host, rack, limit, out)?;
+            if made >= limit {
+                // Held slots took the whole heartbeat: no queue is served, so none is ordered.
+                return Ok(made);
+            }
         }
         let mut free = self.state.node(node_id).map(Node::free).unwrap_or_default();
         // Heapify once (O(Q)), then re-key only the queue that was served: keys depend on a
@@ -711,9 +712,6 @@ impl Scheduler {
     ) -> Decision {
         let id = self.state.next_allocation_id;
         self.state.next_allocation_id += 1;
-        self.state
-            .allocations
-            .insert(id, Allocation { app: slot, node: node_id, priority, resources });
         let node = self.state.node_mut(node_id).expect("heartbeat node exists");
         node.allocated += resources;
         node.containers += 1;
@@ -735,24 +733,23 @@ impl Scheduler {
         if first {
             q.apps_waiting_for_am -= 1;
         }
-        if self.reserving {
-            self.reservation_started(slot, id, node_id, priority, resources);
-        }
+        let stage_task = if self.reserving { self.reservation_started(slot, id, node_id, priority, resources) } else { None };
+        self.state.allocations.insert(id, Allocation { app: slot, node: node_id, priority, resources, stage_task });
         Decision { allocation_id: id, app: key, priority, locality, resources }
     }
 
     /// Registers a started container with its stage when the app reserves slots.
-    fn reservation_started(&mut self, slot: AppSlot, id: AllocationId, node: NodeId, priority: Priority, resources: Resources) {
+    fn reservation_started(&mut self, slot: AppSlot, id: AllocationId, node: NodeId, priority: Priority, resources: Resources) -> Option<StageTask> {
         let app = self.state.app(slot);
-        let Some(settings) = self.queue_file.slot_reservation_for(&self.state.queues[app.queue].config) else { return };
+        let settings = self.queue_file.slot_reservation_for(&self.state.queues[app.queue].config)?;
         if app.hints.is_none() {
             // The first container is the AM's, which sends hints only once it runs.
             if app.running_containers > 1 {
                 let key = app.key;
                 self.reservations.warn_unhinted(key);
             }
-            return;
+            return None;
         }
-        self.reservations.task_started(&mut self.state, slot, settings, id, node, priority, resources);
+        self.reservations.task_started(&self.state, slot, settings, id, node, priority, resources)
     }
 }

@@ -161,6 +161,8 @@ pub struct Allocation {
     pub node: NodeId,
     pub priority: Priority,
     pub resources: Resources,
+    /// The stage task the container counts for when its app reserves slots.
+    pub stage_task: Option<crate::holds::StageTask>,
 }
 
 /// Everything the scheduler tracks. Policies get read access.

@@ -2,7 +2,8 @@
 //! Algorithm 1, straggler copies and their races, and held slots.
 
 use tidal_core::reservation::{
-    Pareto, PreReserve, ReservationError, ReservationSettings, Slot, SlotAction, StageReservation, Transition,
+    Completion, Ended, Pareto, PreReserve, ReservationError, ReservationSettings, Slot, SlotAction, StageReservation,
+    TaskEntry, Transition,
 };
 use tidal_core::Resources;
 
@@ -105,13 +106,27 @@ fn pareto_fit_is_the_censored_maximum_likelihood_estimate() {
     assert!(close(fit.scale, tm, 0.01), "{fit:?}");
 }
 
-/// Starts `m` tasks at time 0 on nodes 0..m.
+/// Starts `m` tasks (containers 0..m) at time 0 on nodes 0..m; a fresh stage gives task `t`
+/// entry `t`.
 fn stage(s: ReservationSettings, m: u32, n: Option<u32>, is_final: bool) -> StageReservation {
     let mut st = StageReservation::new(s, m, n, is_final).unwrap();
     for t in 0..m as u64 {
-        st.task_started(t, slot(t as u32), 0.0).unwrap();
+        assert_eq!(st.task_started(t, slot(t as u32), 0.0), t as TaskEntry);
     }
     st
+}
+
+/// Container `container` of the task at `entry` finished and completed the task.
+fn complete(st: &mut StageReservation, entry: TaskEntry, container: u64, now: f64) -> Completion {
+    match st.container_ended(entry, container, true, now).unwrap() {
+        Ended::Completed(c) => c,
+        other => panic!("container {container} did not complete its task: {other:?}"),
+    }
+}
+
+/// Task `t`'s own container finished.
+fn finish(st: &mut StageReservation, t: u64, now: f64) -> Completion {
+    complete(st, t as TaskEntry, t, now)
 }
 
 fn held(a: SlotAction) -> Option<(u32, f64)> {
@@ -125,7 +140,7 @@ fn held(a: SlotAction) -> Option<(u32, f64)> {
 fn same_width_holds_every_slot_until_the_eq2_deadline() {
     let mut st = stage(settings(0.75, 0.5), 4, Some(4), false);
     assert_eq!(st.transition(), Transition::Same);
-    let c = st.task_finished(0, 1.0).unwrap();
+    let c = finish(&mut st, 0, 1.0);
     // Prior α = 2, t_m = the first duration (1 s), N = 4, P = 0.75.
     let d = (1.0 - 0.75f64.powf(0.25)).powf(-0.5);
     assert!(close(d, 3.796_080_985, 1e-9));
@@ -134,19 +149,19 @@ fn same_width_holds_every_slot_until_the_eq2_deadline() {
     assert!(close(until, d, 1e-12));
     assert_eq!(c.pre_reserve, None);
     for t in 1..4 {
-        assert!(held(st.task_finished(t, 1.5).unwrap().slot).is_some());
+        assert!(held(finish(&mut st, t, 1.5).slot).is_some());
     }
     assert_eq!(st.idle_slots().len(), 4);
     // Unknown width behaves like m = n.
     let mut unknown = stage(settings(0.75, 0.5), 2, None, false);
-    assert!(held(unknown.task_finished(1, 2.0).unwrap().slot).is_some());
+    assert!(held(finish(&mut unknown, 1, 2.0).slot).is_some());
 }
 
 #[test]
 fn narrower_next_stage_releases_the_first_m_minus_n() {
     let mut st = stage(settings(0.5, 0.5), 4, Some(2), false);
     assert_eq!(st.transition(), Transition::Narrower { release: 2 });
-    let actions: Vec<SlotAction> = (0..4).map(|t| st.task_finished(t, 1.0 + t as f64).unwrap().slot).collect();
+    let actions: Vec<SlotAction> = (0..4).map(|t| finish(&mut st, t, 1.0 + t as f64).slot).collect();
     assert!(matches!(actions[0], SlotAction::Release { slot } if slot.node == 0));
     assert!(matches!(actions[1], SlotAction::Release { slot } if slot.node == 1));
     assert!(held(actions[2]).is_some() && held(actions[3]).is_some());
@@ -157,14 +172,14 @@ fn narrower_next_stage_releases_the_first_m_minus_n() {
 fn wider_next_stage_pre_reserves_once_past_threshold_r() {
     let mut st = stage(settings(0.5, 0.5), 4, Some(7), false);
     assert_eq!(st.transition(), Transition::Wider { extra: 3 });
-    let c1 = st.task_finished(0, 1.0).unwrap();
+    let c1 = finish(&mut st, 0, 1.0);
     assert!(held(c1.slot).is_some());
     assert_eq!(c1.pre_reserve, None, "1/4 finished is below R = 0.5");
-    let c2 = st.task_finished(1, 1.2).unwrap();
+    let c2 = finish(&mut st, 1, 1.2);
     assert!(held(c2.slot).is_some());
     let until = st.deadline().unwrap();
     assert_eq!(c2.pre_reserve, Some(PreReserve { count: 3, until }), "2/4 reaches R");
-    assert_eq!(st.task_finished(2, 1.3).unwrap().pre_reserve, None, "pre-reserved only once");
+    assert_eq!(finish(&mut st, 2, 1.3).pre_reserve, None, "pre-reserved only once");
 }
 
 #[test]
@@ -172,7 +187,7 @@ fn final_stage_releases_everything() {
     let mut st = stage(settings(1.0, 0.5), 3, Some(9), true);
     assert_eq!(st.transition(), Transition::Final);
     for t in 0..3 {
-        assert!(matches!(st.task_finished(t, 1.0).unwrap().slot, SlotAction::Release { .. }));
+        assert!(matches!(finish(&mut st, t, 1.0).slot, SlotAction::Release { .. }));
     }
     assert!(st.idle_slots().is_empty());
 }
@@ -180,52 +195,67 @@ fn final_stage_releases_everything() {
 #[test]
 fn idle_reserved_slots_run_straggler_copies_and_the_first_copy_wins() {
     let mut st = stage(settings(1.0, 0.5), 4, Some(4), false);
-    st.task_finished(0, 1.0).unwrap();
+    finish(&mut st, 0, 1.0);
     assert!(st.straggler_candidates().is_empty(), "3 running > 1 idle");
-    st.task_finished(1, 1.1).unwrap();
+    finish(&mut st, 1, 1.1);
     assert_eq!(st.straggler_candidates(), vec![2, 3], "2 running <= 2 idle");
     // Every task has started, so a new container is a copy of the oldest running task.
-    assert_eq!(st.copy_started(slot(0)), Some(2));
+    assert_eq!(st.copy_started(10, slot(0)), Some(2));
     assert_eq!(st.straggler_candidates(), vec![3]);
-    assert_eq!(st.copy_started(slot(1)), Some(3));
-    assert_eq!(st.copy_started(slot(7)), None, "every running task has a copy");
-    // The copy of 3 finishes first: its slot is the winner's; the original's is the loser's,
-    // decided once it is free.
-    let c = st.copy_finished(3, 2.0).unwrap();
+    assert_eq!(st.copy_started(11, slot(1)), Some(3));
+    assert_eq!(st.copy_started(12, slot(7)), None, "every running task has a copy");
+    // The copy of 3 finishes first: its slot is the winner's; the original is the loser, and
+    // its slot is decided once it ends.
+    let c = complete(&mut st, 3, 11, 2.0);
     assert_eq!(held(c.slot).unwrap().0, 1);
-    assert_eq!(c.loser, Some(slot(3)));
-    assert!(held(st.slot_freed(slot(3))).is_some());
+    assert_eq!(c.loser, Some((3, slot(3))));
+    assert_eq!(st.container_ended(3, 11, true, 2.0), Err(ReservationError::UnknownTask(11)), "the winner ended once");
+    let Ok(Ended::Freed(freed)) = st.container_ended(3, 3, true, 2.1) else { panic!("the loser frees its slot") };
+    assert_eq!(held(freed).unwrap().0, 3);
     // The original of 2 is lost: its copy carries on as the task.
-    assert!(st.task_lost(2));
+    assert_eq!(st.container_ended(2, 2, false, 2.5), Ok(Ended::Lost));
     assert_eq!(st.running_tasks(), 1);
-    let c = st.copy_finished(2, 3.0).unwrap();
+    let c = complete(&mut st, 2, 10, 3.0);
     assert_eq!(held(c.slot).unwrap().0, 0);
     assert_eq!(c.loser, None);
     assert_eq!(st.running_tasks(), 0);
-    assert_eq!(st.task_finished(9, 2.0), Err(ReservationError::UnknownTask(9)));
+    assert_eq!(st.container_ended(2, 9, true, 2.0), Err(ReservationError::UnknownTask(9)));
+    // Entries are reused once their task and its copy have ended.
+    assert_eq!(st.task_started(20, slot(0), 3.0), 2);
+}
+
+#[test]
+fn a_lost_copy_leaves_the_original_running_alone() {
+    let mut st = stage(settings(1.0, 0.5), 2, Some(2), false);
+    finish(&mut st, 0, 1.0);
+    assert_eq!(st.copy_started(10, slot(0)), Some(1));
+    assert_eq!(st.container_ended(1, 10, false, 1.5), Ok(Ended::Lost));
+    assert_eq!(st.straggler_candidates(), vec![1], "task 1 may get a copy again");
+    let c = finish(&mut st, 1, 2.0);
+    assert_eq!(c.loser, None);
 }
 
 #[test]
 fn a_container_is_a_task_while_the_stage_has_tasks_to_start() {
     let mut st = StageReservation::new(settings(1.0, 0.5), 3, Some(3), false).unwrap();
-    st.task_started(0, slot(0), 0.0).unwrap();
-    st.task_started(1, slot(1), 0.0).unwrap();
-    assert_eq!(st.copy_started(slot(5)), None, "task 2 is still to start");
-    st.task_started(2, slot(2), 0.0).unwrap();
-    st.task_finished(0, 1.0).unwrap();
-    assert!(st.task_lost(1), "lost without a copy");
+    st.task_started(0, slot(0), 0.0);
+    st.task_started(1, slot(1), 0.0);
+    assert_eq!(st.copy_started(10, slot(5)), None, "task 2 is still to start");
+    st.task_started(2, slot(2), 0.0);
+    finish(&mut st, 0, 1.0);
+    assert_eq!(st.container_ended(1, 1, false, 1.0), Ok(Ended::Lost), "lost without a copy");
     assert_eq!(st.running_tasks(), 1);
     // One finished, one running: the lost task is still to start again.
-    assert_eq!(st.copy_started(slot(5)), None);
+    assert_eq!(st.copy_started(10, slot(5)), None);
 }
 
 #[test]
 fn held_slots_carry_the_stage_deadline_and_can_be_dropped() {
     let mut st = stage(settings(0.5, 0.5), 2, Some(2), false);
-    st.task_finished(0, 1.0).unwrap();
+    finish(&mut st, 0, 1.0);
     let d = st.deadline().unwrap();
     assert!(d.is_finite() && d > 1.0);
-    let SlotAction::Hold { until, .. } = st.task_finished(1, 1.5).unwrap().slot else { panic!("held") };
+    let SlotAction::Hold { until, .. } = finish(&mut st, 1, 1.5).slot else { panic!("held") };
     assert_eq!(until, st.deadline().unwrap());
     assert!(st.drop_slot(&slot(1)));
     assert!(!st.drop_slot(&slot(1)), "already dropped");
@@ -236,9 +266,9 @@ fn held_slots_carry_the_stage_deadline_and_can_be_dropped() {
 fn the_fit_replaces_the_prior_and_the_bound_follows_it() {
     let s = ReservationSettings { min_samples: 2, ..settings(0.5, 0.5) };
     let mut st = stage(s, 8, Some(8), false);
-    st.task_finished(0, 1.0).unwrap();
+    finish(&mut st, 0, 1.0);
     assert_eq!(st.pareto(), Pareto { shape: 2.0, scale: 1.0 });
-    st.task_finished(1, 2.0).unwrap();
+    finish(&mut st, 1, 2.0);
     // Censored fit at t = 2: t_m = 1, finished spread ln 2, six tasks running for 2 s.
     let want = 2.0 / (2f64.ln() + 6.0 * 2f64.ln());
     assert!(close(st.pareto().shape, want.max(tidal_core::reservation::MIN_SHAPE), 1e-12), "{:?}", st.pareto());

@@ -282,6 +282,17 @@ fn a_new_dag_drops_the_old_stages_holds() {
     s.set_hints(FG, &dag(4, 4).replace("\"m\"", "\"m2\"")).unwrap();
     assert_eq!(s.hold_count(), 0);
     assert_eq!(reserved(&s, 0), Resources::ZERO);
+    // The old DAG's containers still running count for no stage of the new one: their slots go
+    // to whoever asks, and a task of the new DAG reserves as usual.
+    let out = hb(&mut s, 0, 3_000, &fg[2..]);
+    assert_eq!(s.hold_count(), 0);
+    assert_eq!(apps(&out), vec![BG; 4], "the background took the freed slots");
+    s.update_asks(FG, &[ask(5, 1)], &[], &[]).unwrap();
+    let done = out[0].allocation_id;
+    let new = hb(&mut s, 0, 4_000, &[done]);
+    assert_eq!(apps(&new), vec![FG]);
+    hb(&mut s, 0, 5_000, &[new[0].allocation_id]);
+    assert_eq!(s.hold_count(), 1, "the new DAG's stage holds its finished task's slot");
 }
 
 #[derive(Debug, Clone)]

@@ -6,7 +6,9 @@
 //! Each measured heartbeat completes the containers the previous heartbeat on that node
 //! started and places up to ten; asks are topped up outside the timed section. With
 //! reservation on, every completion goes through its stage's reservation (a hold), and the
-//! holds are served to their apps first; without, the same events run the plain path.
+//! holds are served to their apps first; without, the same events run the plain path. Here the
+//! holds make every decision, so the reserving heartbeat orders no queues; what it adds is the
+//! per-container bookkeeping.
 //!
 //! Run: `cargo bench -p tidal-core --bench reservation`
 

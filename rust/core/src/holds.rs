@@ -256,28 +256,25 @@ impl Reservations {
         let hints = state.app(slot).hints.as_deref()?;
         let key = state.app(slot).key;
         let e = self.app_entry(slot, key, settings, hints);
-        let stage = stage_for(hints, priority).filter(|&stage| {
+        let mut stage = stage_for(hints, priority);
+        if let Some(st) = stage {
             if e.stages.len() < hints.dag.len() {
                 e.stages.resize_with(hints.dag.len(), || None);
             }
-            if e.stages[stage].is_some() {
-                return true;
-            }
-            let dag = &hints.dag;
-            let children = dag.children(stage);
-            let next = children.iter().copied().max_by_key(|&c| dag.stage(c).tasks);
-            let next_tasks = if children.len() == 1 { next.map(|c| dag.stage(c).tasks) } else { None };
-            match StageReservation::new(settings, dag.stage(stage).tasks, next_tasks, children.is_empty()) {
-                Ok(r) => {
-                    e.stages[stage] = Some(StageState { reservation: r, next });
-                    true
-                }
-                Err(err) => {
-                    debug!(app = key, stage, error = %err, "stage takes no slot reservation");
-                    false
+            if e.stages[st].is_none() {
+                let dag = &hints.dag;
+                let children = dag.children(st);
+                let next = children.iter().copied().max_by_key(|&c| dag.stage(c).tasks);
+                let next_tasks = if children.len() == 1 { next.map(|c| dag.stage(c).tasks) } else { None };
+                match StageReservation::new(settings, dag.stage(st).tasks, next_tasks, children.is_empty()) {
+                    Ok(r) => e.stages[st] = Some(StageState { reservation: r, next }),
+                    Err(err) => {
+                        debug!(app = key, stage = st, error = %err, "stage takes no slot reservation");
+                        stage = None;
+                    }
                 }
             }
-        });
+        }
         e.stage_at.push((priority, stage));
         stage
     }

@@ -659,8 +659,7 @@ fn slot_reservation(scale: Scale, out: &Path) -> Result<String> {
     let _ = writeln!(r, "   {tpch_note} jobs with tasks {BACKGROUND_TASK_SCALE}x longer, at tier 1. Slowdown = JCT / the same job's JCT alone.");
     let _ = writeln!(r, "   held idle = vcore-time held by reservations and not used, as % of all allocated vcore-time; utilization");
     let _ = writeln!(r, "   improvement = reduction of held idle time relative to P = 1 (the seed's Fig. 14 metric).");
-    for (suite, fg) in [("MLlib-like (chains of equal stages)", &mllib), (tpch_note, &tpch)] {
-        let tag = if std::ptr::eq(fg, &mllib) { "mllib" } else { "tpch" };
+    for (tag, suite, fg) in [("mllib", "MLlib-like (chains of equal stages)", &mllib), ("tpch", tpch_note, &tpch)] {
         let alone = run(reservation_spec(&format!("{tag}-alone"), fg, scale, 0, None, None, false))?;
         let plain = run(reservation_spec(&format!("{tag}-priority"), fg, scale, tqs, None, None, false))?;
         let _ = writeln!(r, "\n   foreground {suite}:");

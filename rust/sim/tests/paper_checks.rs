@@ -9,12 +9,18 @@ fn out(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(name)
 }
 
+/// Runs experiment `name` at reduced size into `out(name)` and returns (and prints) its report.
+fn run_small(name: &str) -> String {
+    let e = experiments::find(name).unwrap();
+    let text = experiments::run(e, Scale::Small, &out(name)).unwrap();
+    println!("{text}");
+    text
+}
+
 #[test]
 fn drf_baseline_small_runs_and_shows_the_papers_trend() {
-    let e = experiments::find("drf-baseline").unwrap();
+    let text = run_small("drf-baseline");
     let dir = out("drf-baseline");
-    let text = experiments::run(e, Scale::Small, &dir).unwrap();
-    println!("{text}");
     assert!(text.contains("Jain's index"));
     assert!(text.contains("trend check: LQ completion grows with the number of TQs under DRF: yes"), "{text}");
     for f in ["jobs.csv", "shares.csv", "summary.json", "shares.svg", "jct_cdf.svg"] {
@@ -24,9 +30,7 @@ fn drf_baseline_small_runs_and_shows_the_papers_trend() {
 
 #[test]
 fn bopf_table4_small_shows_the_papers_trends() {
-    let e = experiments::find("bopf-table4").unwrap();
-    let text = experiments::run(e, Scale::Small, &out("bopf-table4")).unwrap();
-    println!("{text}");
+    let text = run_small("bopf-table4");
     assert!(text.contains("gain over DRF grows with the number of TQs: yes"), "{text}");
     assert!(text.contains("TQs are protected") && text.contains("of DRF's): yes"), "{text}");
 }
@@ -106,9 +110,7 @@ fn bad_specs_name_the_problem() {
 
 #[test]
 fn carbyne_table4_small_shows_carbyne_beating_drf() {
-    let e = experiments::find("carbyne-table4").unwrap();
-    let text = experiments::run(e, Scale::Small, &out("carbyne-table4")).unwrap();
-    println!("{text}");
+    let text = run_small("carbyne-table4");
     for setup in ["TPC-DS online", "TPC-DS offline"] {
         assert!(text.contains(&format!("trend check ({setup}): Carbyne beats DRF on average JCT: yes")), "{text}");
         // Reported, not asserted: with our generated workload Tetris (packing + SRTF on hinted
@@ -121,9 +123,7 @@ fn carbyne_table4_small_shows_carbyne_beating_drf() {
 
 #[test]
 fn uwfq_users_small_shows_the_seeds_trends() {
-    let e = experiments::find("uwfq-users").unwrap();
-    let text = experiments::run(e, Scale::Small, &out("uwfq-users")).unwrap();
-    println!("{text}");
+    let text = run_small("uwfq-users");
     assert!(text.contains("UWFQ has a lower average response time than UJF: yes"), "{text}");
     assert!(text.contains("UWFQ serves small jobs (0-80%) faster than UJF: yes"), "{text}");
     assert!(text.contains("light users fare better under UWFQ than under job-level orders (job-fair, CFQ-style): yes"), "{text}");
@@ -131,9 +131,7 @@ fn uwfq_users_small_shows_the_seeds_trends() {
 
 #[test]
 fn slot_reservation_small_shows_the_seeds_trends() {
-    let e = experiments::find("slot-reservation").unwrap();
-    let text = experiments::run(e, Scale::Small, &out("slot-reservation")).unwrap();
-    println!("{text}");
+    let text = run_small("slot-reservation");
     // Asserted for the MLlib-like foreground (equal stage widths, the seed's isolation case);
     // the TPC-H rows are reported (three jobs at this size: their slowdowns are noise).
     assert!(text.contains("trend check (mllib): reservation (P = 1) cuts the slowdown of priority alone: yes"), "{text}");

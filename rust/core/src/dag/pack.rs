@@ -192,13 +192,12 @@ fn dependencies(dag: &JobDag, pending: &[u32], reversed: bool) -> (Vec<u32>, Vec
     let mut successors = vec![Vec::new(); n];
     for s in 0..n {
         for &p in &dag.stage(s).parents {
-            if reversed && pending[p] > 0 && pending[s] > 0 {
-                waiting_on[p] += 1;
-                successors[s].push(p);
-            } else if !reversed && pending[p] > 0 {
-                waiting_on[s] += 1;
-                successors[p].push(s);
+            if pending[p] == 0 || (reversed && pending[s] == 0) {
+                continue;
             }
+            let (waiter, first) = if reversed { (p, s) } else { (s, p) };
+            waiting_on[waiter] += 1;
+            successors[first].push(waiter);
         }
     }
     (waiting_on, successors)

@@ -381,7 +381,6 @@ public class TidalQueueCli extends Configured implements Tool {
     }
   }
 
-
   /** Percent-encodes a queue name for use as one path segment. */
   private static String pathSegment(String queue) throws IOException {
     return URLEncoder.encode(queue, "UTF-8").replace("+", "%20");

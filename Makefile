@@ -30,7 +30,7 @@ build: jar
 test: test-rust test-java test-it
 
 test-rust: deps
-	$(CARGO) test --workspace
+	$(CARGO) test --workspace --release
 
 test-java: native
 	$(MVN) -f java/pom.xml $(MVN_NATIVE) install

@@ -584,13 +584,6 @@ impl Scheduler {
         let node = self.state.node(node_id).ok_or(CoreError::UnknownNode(node_id))?;
         let (host, rack) = (node.host, node.rack);
         self.ended.clear();
-        for &id in completed {
-            match self.release_allocation(id) {
-                Some(a) if self.reserving => self.ended.push((id, a)),
-                Some(_) => {}
-                None => warn!(allocation = id, node = node_id, "completed container is not a known allocation"),
-            }
-        }
         if self.state.now_ms == 0 && now_ms > 0 {
             // The first clock reading: queues made before it start their history now.
             for q in &mut self.state.queues {
@@ -598,7 +591,16 @@ impl Scheduler {
                 q.integrated_until_ms = now_ms;
             }
         }
+        // The clock advances before completed containers are freed, so usage integrals count
+        // them up to this heartbeat rather than to the previous one.
         self.state.now_ms = self.state.now_ms.max(now_ms);
+        for &id in completed {
+            match self.release_allocation(id) {
+                Some(a) if self.reserving => self.ended.push((id, a)),
+                Some(_) => {}
+                None => warn!(allocation = id, node = node_id, "completed container is not a known allocation"),
+            }
+        }
         self.policy.begin_heartbeat(&self.state, now_ms);
         self.app_policy.begin_heartbeat(&self.state, now_ms);
 

@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod experiments;
+pub mod fidelity;
 pub mod gen;
 pub mod hints;
 pub mod metrics;

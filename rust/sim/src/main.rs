@@ -38,9 +38,10 @@ enum Cmd {
         #[arg(long)]
         app_policy: Option<String>,
     },
-    /// Run a paper check and print our numbers beside the paper's.
+    /// Run a paper check and print our numbers beside the paper's; exits with status 1 when a
+    /// check fails. `all` runs every experiment and writes `fidelity.md`.
     Experiment {
-        /// Experiment name; `--list` shows them.
+        /// Experiment name, or `all`; `--list` shows them.
         name: Option<String>,
         #[arg(long, value_enum, default_value = "full")]
         scale: Scale,
@@ -48,6 +49,10 @@ enum Cmd {
         out: Option<PathBuf>,
         #[arg(long)]
         list: bool,
+        /// Run one policy in place of another, `POLICY=REPLACEMENT` (e.g.
+        /// `bopf=strict-priority`): the checks credited to POLICY should then fail.
+        #[arg(long, value_parser = parse_swap)]
+        swap: Option<(String, String)>,
     },
     /// Factors of improvement between two runs' jobs.csv (base / new).
     Compare { base: PathBuf, new: PathBuf },
@@ -58,6 +63,14 @@ enum Cmd {
         #[arg(long, default_value = "drf")]
         policy: String,
     },
+}
+
+fn parse_swap(s: &str) -> Result<(String, String), String> {
+    let (a, b) = s.split_once('=').ok_or_else(|| format!("'{s}' is not POLICY=REPLACEMENT"))?;
+    for p in [a, b] {
+        runner::check_queue_policy(p).map_err(|e| e.to_string())?;
+    }
+    Ok((a.to_string(), b.to_string()))
 }
 
 fn read_jcts(path: &PathBuf) -> Result<Vec<f64>> {
@@ -111,7 +124,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             say!("{}", serde_json::to_string_pretty(&summary)?);
             eprintln!("outputs in {}", out.display());
         }
-        Cmd::Experiment { name, scale, out, list } => {
+        Cmd::Experiment { name, scale, out, list, swap } => {
             if list || name.is_none() {
                 for e in experiments::EXPERIMENTS {
                     let missing: Vec<&str> = e.policies.iter().copied().filter(|p| runner::check_policy(p).is_err()).collect();
@@ -121,11 +134,27 @@ fn main_inner(cli: Cli) -> Result<()> {
                 return Ok(());
             }
             let name = name.expect("checked");
-            let e = experiments::find(&name)?;
-            let out = out.unwrap_or_else(|| experiments::default_out(e.name));
-            let text = experiments::run(e, scale, &out)?;
-            say!("{text}");
+            let swap = swap.as_ref().map(|(a, b)| (a.as_str(), b.as_str()));
+            let (found, out) = if name == "all" {
+                if swap.is_some() {
+                    bail!("--swap applies to one experiment, not all");
+                }
+                let out = out.unwrap_or_else(|| experiments::default_out("all"));
+                (experiments::run_all(scale, &out, progress)?, out)
+            } else {
+                let e = experiments::find(&name)?;
+                let out = out.unwrap_or_else(|| experiments::default_out(e.name));
+                (vec![(e.name, experiments::run_swapped(e, scale, &out, swap)?)], out)
+            };
+            let mut failed = Vec::new();
+            for (name, f) in &found {
+                say!("{}", f.text);
+                failed.extend(f.failures().iter().map(|c| format!("{name}: {}", c.name)));
+            }
             eprintln!("outputs in {}", out.display());
+            if !failed.is_empty() {
+                bail!("{} check(s) failed:\n  {}", failed.len(), failed.join("\n  "));
+            }
         }
         Cmd::Compare { base, new } => {
             let (a, b) = (JctStats::of(&read_jcts(&base)?), JctStats::of(&read_jcts(&new)?));

@@ -164,6 +164,9 @@ pub struct Summary {
     pub fairness: Fairness,
     pub queues: Vec<QueueSummary>,
     pub stats: crate::sim::RunStats,
+    /// Jobs left running when the run stopped early (`sim.stop_after_class`).
+    pub unfinished: usize,
+    pub lq_admission: Vec<crate::sim::LqAdmission>,
 }
 
 pub fn summarize(run: &RunOutput, window_ms: i64) -> Summary {
@@ -214,6 +217,8 @@ pub fn summarize(run: &RunOutput, window_ms: i64) -> Summary {
         fairness: fairness(run, window_ms),
         queues,
         stats: run.stats.clone(),
+        unfinished: run.unfinished,
+        lq_admission: run.lq_admission.clone(),
     }
 }
 

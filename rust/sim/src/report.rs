@@ -47,8 +47,8 @@ fn plot_err<E: std::fmt::Debug>(path: &Path) -> impl FnOnce(E) -> anyhow::Error 
     move |e| anyhow::anyhow!("cannot draw {}: {e:?}", path.display())
 }
 
-/// Dominant share of each queue over time, like the seeds' Figures 6 and 10. With many queues
-/// only the 12 with the largest long-term share are drawn.
+/// Dominant share of each queue over time, like the seeds' Figures 6 and 10, with LQ bursts'
+/// ON periods shaded. With many queues only the 12 with the largest long-term share are drawn.
 pub fn plot_shares(run: &RunOutput, path: &Path) -> Result<()> {
     let s = &run.samples;
     let t_end = s.times_ms.last().copied().unwrap_or(1).max(1) as f64 / 1000.0;
@@ -70,6 +70,11 @@ pub fn plot_shares(run: &RunOutput, path: &Path) -> Result<()> {
         .build_cartesian_2d(t0..t_end, 0.0..1.0)
         .map_err(plot_err(path))?;
     chart.configure_mesh().x_desc("time (s)").y_desc("dominant share").draw().map_err(plot_err(path))?;
+    // LQ bursts: from each deadline job's arrival to its deadline (its ON period), shaded.
+    let on = run.jobs.iter().filter_map(|j| j.deadline_ms.map(|d| (j.arrival_ms as f64 / 1000.0, (d as f64 / 1000.0).min(t_end))));
+    chart
+        .draw_series(on.filter(|(a, _)| *a < t_end).map(|(a, d)| Rectangle::new([(a, 0.0), (d, 1.0)], RGBColor(120, 120, 120).mix(0.15).filled())))
+        .map_err(plot_err(path))?;
     for (k, &q) in order.iter().enumerate() {
         let color = Palette99::pick(k).to_rgba();
         let pts = s.times_ms.iter().zip(&s.share[q]).step_by(step).map(|(t, v)| (*t as f64 / 1000.0, *v as f64));
@@ -84,12 +89,13 @@ pub fn plot_shares(run: &RunOutput, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// CDFs of job completion times, one line per run.
-pub fn plot_jct_cdf(runs: &[(&str, &RunOutput)], path: &Path) -> Result<()> {
+/// CDFs of job completion times, one line per run; only jobs of `class` when given.
+pub fn plot_jct_cdf(runs: &[(&str, &RunOutput)], class: Option<&str>, path: &Path) -> Result<()> {
     let series: Vec<(String, Vec<f64>)> = runs
         .iter()
         .map(|(label, r)| {
-            let mut v: Vec<f64> = r.jobs.iter().map(|j| j.jct_ms() as f64 / 1000.0).collect();
+            let mut v: Vec<f64> =
+                r.jobs.iter().filter(|j| class.map_or(true, |c| j.class == c)).map(|j| j.jct_ms() as f64 / 1000.0).collect();
             v.sort_by(f64::total_cmp);
             (label.to_string(), v)
         })
@@ -98,7 +104,7 @@ pub fn plot_jct_cdf(runs: &[(&str, &RunOutput)], path: &Path) -> Result<()> {
     let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(plot_err(path))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption("CDF of job completion times", ("sans-serif", 18))
+        .caption(format!("CDF of {} completion times", class.map_or("job".into(), |c| format!("{c} job"))), ("sans-serif", 18))
         .margin(10)
         .x_label_area_size(35)
         .y_label_area_size(45)
@@ -128,6 +134,6 @@ pub fn write_all(run: &RunOutput, window_ms: i64, dir: &Path) -> Result<Summary>
     write_shares_csv(run, &dir.join("shares.csv"))?;
     std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
     plot_shares(run, &dir.join("shares.svg"))?;
-    plot_jct_cdf(&[(run.policy.as_str(), run)], &dir.join("jct_cdf.svg"))?;
+    plot_jct_cdf(&[(run.policy.as_str(), run)], None, &dir.join("jct_cdf.svg"))?;
     Ok(summary)
 }

@@ -216,6 +216,7 @@ pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
         fairness_over_jobs: spec.sim.fairness_over == crate::spec::FairnessOver::Jobs,
         fairness_window_ms: spec.sim.fairness_window_ms,
         straggler_copies: spec.sim.straggler_copies,
+        stop_after_class: spec.sim.stop_after_class.clone(),
     };
     let cluster = ClusterConfig { machines: spec.cluster.machines, machines_per_rack: spec.cluster.machines_per_rack, capacity };
     Ok(Prepared { cluster, settings, queue_xml, jobs: w.jobs, cfg, window_ms: spec.sim.fairness_window_ms })

@@ -64,6 +64,8 @@ pub struct SimConfig {
     pub fairness_window_ms: i64,
     /// AMs run the straggler copies the scheduler advises (see [`crate::spec::SimSpec`]).
     pub straggler_copies: bool,
+    /// End the run once every job of this class has finished (see [`crate::spec::SimSpec`]).
+    pub stop_after_class: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -127,6 +129,20 @@ pub struct RunOutput {
     pub stats: RunStats,
     /// Jain's index over jobs per window, when the run measured it.
     pub job_fairness: Option<Vec<f64>>,
+    /// Jobs not finished when the run stopped (`stop_after_class`); not in `jobs`.
+    pub unfinished: usize,
+    /// Per latency-sensitive queue at the end of the run: its admission class and why, and the
+    /// bursts started and met.
+    pub lq_admission: Vec<LqAdmission>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LqAdmission {
+    pub queue: String,
+    pub class: String,
+    pub reason: String,
+    pub bursts_started: u64,
+    pub bursts_met_deadline: u64,
 }
 
 const K_TASK_END: u8 = 0;
@@ -872,7 +888,9 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
     let pb = ProgressBar::with_draw_target(Some(jobs.len() as u64), ProgressDrawTarget::hidden());
     let mut shown = false;
     let mut now = t0;
-    while e.finished < jobs.len() {
+    let watched = |j: &Job| cfg.stop_after_class.as_ref().is_some_and(|c| *c == j.class);
+    let mut watched_left = jobs.iter().filter(|j| watched(j)).count();
+    while e.finished < jobs.len() && (cfg.stop_after_class.is_none() || watched_left > 0) {
         let Some(Reverse(ev)) = e.heap.pop() else {
             return Err(e.stuck_error(now));
         };
@@ -882,7 +900,13 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
             e.live -= 1;
         }
         match ev.kind {
-            K_TASK_END => e.on_task_end(ev.a, ev.b, now)?,
+            K_TASK_END => {
+                let before = e.finished;
+                e.on_task_end(ev.a, ev.b, now)?;
+                if e.finished > before && cfg.stop_after_class.is_some() {
+                    watched_left = jobs.iter().zip(&e.rt).filter(|(j, r)| watched(j) && r.as_ref().map_or(true, |r| r.finish_ms < 0)).count();
+                }
+            }
             K_ARRIVAL => e.on_arrival(ev.a as usize, now)?,
             K_AM_READY => e.on_am_ready(ev.a as usize, now)?,
             K_HEARTBEAT => e.on_heartbeat(ev.a, now)?,
@@ -940,11 +964,31 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
         "fifo" => e.sched.policy_name().to_string(),
         app => format!("{}/{app}", e.sched.policy_name()),
     };
+    // A run stopped early: time allocated to tasks still running counts only up to now.
+    for t in e.running.values() {
+        let demand = jobs[t.job as usize].stages[t.stage as usize].demand;
+        for (acc, v) in e.allocated.iter_mut().zip(demand.0.iter()) {
+            *acc -= *v as f64 * (t.end - now).max(0) as f64;
+        }
+    }
+    let unfinished = jobs.len() - e.finished;
+    let lq_admission = tidal_core::status::SchedulerStatus::of(&e.sched)
+        .queues
+        .into_iter()
+        .filter(|q| q.kind == "lq")
+        .map(|q| LqAdmission {
+            class: format!("{:?}", q.class).to_lowercase(),
+            reason: q.admission_reason,
+            bursts_started: q.burst.as_ref().map_or(0, |b| b.bursts_started),
+            bursts_met_deadline: q.burst.as_ref().map_or(0, |b| b.bursts_met_deadline),
+            queue: q.name,
+        })
+        .collect();
     let records = jobs
         .iter()
         .zip(e.rt.iter())
+        .filter_map(|(j, r)| r.as_ref().filter(|r| r.finish_ms >= 0).map(|r| (j, r)))
         .map(|(j, r)| {
-            let r = r.as_ref().expect("every job ran");
             JobRecord {
                 name: j.name.clone(),
                 queue: j.queue.clone(),
@@ -971,6 +1015,8 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
         machines: n,
         stats: e.stats,
         job_fairness,
+        unfinished,
+        lq_admission,
     })
 }
 
@@ -1003,6 +1049,7 @@ mod tests {
             fairness_over_jobs: false,
             fairness_window_ms: 60_000,
             straggler_copies: true,
+            stop_after_class: None,
         }
     }
 

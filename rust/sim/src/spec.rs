@@ -130,6 +130,10 @@ pub struct SimSpec {
     /// §IV-C); the copy's duration is a fresh draw from its stage's task durations and the
     /// first of the two to finish wins.
     pub straggler_copies: bool,
+    /// End the run once every job of this class (e.g. "LQ") has finished; jobs still running
+    /// then are left out of the results and counted as unfinished. Lets an experiment keep a
+    /// backlog that outlasts what it measures without simulating the backlog's drain.
+    pub stop_after_class: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -156,6 +160,7 @@ impl Default for SimSpec {
             hints: true,
             hint_progress_interval_ms: 5_000,
             straggler_copies: true,
+            stop_after_class: None,
         }
     }
 }
@@ -283,6 +288,10 @@ pub struct LqSpec {
     /// Only jobs whose critical path is shorter than this are drawn (BoPF: 30 s).
     #[serde(default = "default_lq_cp")]
     pub max_critical_path_s: f64,
+    /// Only jobs whose critical path is at least this long are drawn (BoPF's ON periods
+    /// average 27 s).
+    #[serde(default)]
+    pub min_critical_path_s: f64,
     /// Scale task counts so that the widest stage alone asks for this fraction of the cluster's
     /// capacity in its dominant resource (BoPF scales LQ jobs to reach it; 0 leaves them).
     #[serde(default = "one")]
@@ -290,23 +299,41 @@ pub struct LqSpec {
     /// What the LQ declares as its burst demand to admission control.
     #[serde(default)]
     pub declared_demand: DeclaredDemand,
+    /// Multiplies the declaration: above 1 over-declares, below 1 under-declares (BoPF
+    /// guarantees only what was declared).
+    #[serde(default = "one")]
+    pub declared_factor: f64,
+    /// Multiplies every stage's task count *after* the declaration is sized: jobs `job_scale`
+    /// times larger than declared (BoPF Fig. 9 scales LQ jobs by 1, 2, 4 and 8).
+    #[serde(default = "one")]
+    pub job_scale: f64,
+    /// Only jobs with at most this many stages are drawn (BoPF's BigBench LQ jobs have 2).
+    pub max_stages: Option<usize>,
+    /// Every task of a stage runs the stage's mean duration (BoPF §5.1: "a stage has a number of
+    /// equivalent tasks in terms of resource demands and durations").
+    #[serde(default)]
+    pub uniform_tasks: bool,
+    /// Scale every stage, not only the widest, to `peak_share` of the cluster: the LQ's
+    /// instantaneous demand then reaches that share throughout its burst.
+    #[serde(default)]
+    pub every_stage_at_peak: bool,
     /// Redraw every stage's task durations from a Pareto distribution of this shape with the
     /// stage's own mean (seed 001 §VI-B's straggler study); must be greater than 1.
     pub pareto_shape: Option<f64>,
 }
 
-/// How a simulated LQ sizes the burst demand it declares.
+/// How a simulated LQ sizes the burst demand it declares (before `declared_factor`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DeclaredDemand {
-    /// Its peak instantaneous demand (the widest stage) held for the ON period: the rate it needs
-    /// to finish a burst within the deadline. BoPF's evaluation sizes LQs this way (§5.1: jobs
-    /// scaled so their instantaneous demand reaches a resource's capacity, ON period = their
-    /// shortest completion time).
+    /// The burst's true need: for every resource its jobs use, the most resource-seconds any of
+    /// its jobs consumes. Resources no task asks for are not declared.
     #[default]
+    #[serde(alias = "total")]
+    Need,
+    /// Its peak instantaneous demand (the widest stage) held for the ON period: the rate it needs
+    /// to finish a burst within the deadline whatever its shape.
     PeakRate,
-    /// The average over its jobs of their total resource-seconds (the demand actually consumed).
-    Total,
 }
 
 fn default_lq_cp() -> f64 {
@@ -323,6 +350,10 @@ pub struct TqSpec {
     /// Multiplies every TQ task's duration (seed 001 prolongs its background tasks).
     #[serde(default = "one")]
     pub task_duration_scale: f64,
+    /// Draw jobs beyond `jobs` until the backlog holds at least this many seconds of the whole
+    /// cluster's capacity (in each job's dominant resource), so that it outlasts the LQ
+    /// arrivals instead of draining before them.
+    pub backlog_s: Option<f64>,
 }
 
 /// Where `{shared}` in trace paths points: `TIDAL_SHARED`, else `shared/` beside the checkout.
@@ -416,8 +447,27 @@ impl Spec {
             }
             WorkloadSpec::Bopf { lq, tq } => {
                 for (i, l) in lq.iter().enumerate() {
-                    if !(l.period_s > 0.0) {
-                        bail!("workload.lq[{i}] ('{}'): period_s must be positive", l.name);
+                    if !(l.period_s > 0.0 && l.period_s.is_finite()) {
+                        bail!("workload.lq[{i}] ('{}'): period_s must be a positive number, not {}", l.name, l.period_s);
+                    }
+                    for (field, v) in [("declared_factor", l.declared_factor), ("job_scale", l.job_scale)] {
+                        if !(v > 0.0 && v.is_finite()) {
+                            bail!("workload.lq[{i}] ('{}'): {field} must be a positive number, not {v}", l.name);
+                        }
+                    }
+                    if !(l.min_critical_path_s >= 0.0 && l.min_critical_path_s < l.max_critical_path_s) {
+                        bail!(
+                            "workload.lq[{i}] ('{}'): min_critical_path_s ({}) must be non-negative and below max_critical_path_s ({})",
+                            l.name,
+                            l.min_critical_path_s,
+                            l.max_critical_path_s
+                        );
+                    }
+                    if !(l.peak_share >= 0.0 && l.peak_share.is_finite()) {
+                        bail!("workload.lq[{i}] ('{}'): peak_share must be a non-negative number, not {}", l.name, l.peak_share);
+                    }
+                    if l.max_stages == Some(0) {
+                        bail!("workload.lq[{i}] ('{}'): max_stages must be at least 1", l.name);
                     }
                     if let Some(a) = l.pareto_shape.filter(|a| !(*a > 1.0 && a.is_finite())) {
                         bail!("workload.lq[{i}] ('{}'): pareto_shape must be a finite number greater than 1 (a finite mean), not {a}", l.name);
@@ -426,8 +476,11 @@ impl Spec {
                 if !(tq.task_duration_scale > 0.0 && tq.task_duration_scale.is_finite()) {
                     bail!("workload.tq.task_duration_scale must be a positive number, not {}", tq.task_duration_scale);
                 }
-                if tq.jobs > 0 && tq.queues == 0 {
-                    bail!("workload.tq.queues must be at least 1 when tq.jobs > 0");
+                if let Some(b) = tq.backlog_s.filter(|b| !(*b >= 0.0 && b.is_finite())) {
+                    bail!("workload.tq.backlog_s must be a non-negative number of seconds, not {b}");
+                }
+                if (tq.jobs > 0 || tq.backlog_s.is_some_and(|b| b > 0.0)) && tq.queues == 0 {
+                    bail!("workload.tq.queues must be at least 1 when tq.jobs or tq.backlog_s is positive");
                 }
             }
             WorkloadSpec::Users { users, .. } => {

@@ -100,12 +100,66 @@ pub fn scale_to_peak(stages: &mut [Stage], capacity: &Resources, share: f64) {
     if peak <= 0.0 {
         return;
     }
-    let f = share / peak;
+    scale_tasks(stages, share / peak);
+}
+
+/// Distinct jobs a periodic LQ cycles through, and the draws spent finding them.
+const LQ_POOL: usize = 32;
+const LQ_DRAWS: usize = 1_000_000;
+
+/// The critical path with every task at its stage's mean duration.
+fn mean_critical_path_ms(stages: &[Stage]) -> i64 {
+    let mut even = stages.to_vec();
+    for s in &mut even {
+        let mean = s.durations_ms.iter().map(|&d| d as u64).sum::<u64>() / s.tasks().max(1) as u64;
+        s.durations_ms = vec![mean as u32; 1];
+    }
+    critical_path_ms(&even)
+}
+
+/// Multiplies every stage's task count by `factor` (at least one task); added tasks repeat the
+/// stage's own durations.
+pub fn scale_tasks(stages: &mut [Stage], factor: f64) {
     for s in stages {
-        let n = ((s.tasks() as f64 * f).round() as usize).max(1);
+        let n = ((s.tasks() as f64 * factor).round() as usize).max(1);
         let old = std::mem::take(&mut s.durations_ms);
         s.durations_ms = (0..n).map(|i| old[i % old.len()]).collect();
     }
+}
+
+/// The burst demand an LQ declares for jobs like `drawn` (resource-seconds per resource).
+fn declaration(drawn: &[JobTemplate], how: DeclaredDemand, on_period_s: f64, capacity: &Resources) -> [f64; DIMS] {
+    let mut burst = [0.0f64; DIMS];
+    for t in drawn {
+        match how {
+            DeclaredDemand::Need => {
+                let mut need = [0.0f64; DIMS];
+                for s in &t.stages {
+                    let secs: f64 = s.durations_ms.iter().map(|&d| d as f64 / 1000.0).sum();
+                    for (n, v) in need.iter_mut().zip(s.demand.0.iter()) {
+                        *n += *v as f64 * secs;
+                    }
+                }
+                for (b, n) in burst.iter_mut().zip(need) {
+                    *b = b.max(n);
+                }
+            }
+            DeclaredDemand::PeakRate => {
+                for s in &t.stages {
+                    let wide = s.demand.times(s.tasks() as i64);
+                    for (b, v) in burst.iter_mut().zip(wide.0.iter()) {
+                        *b = b.max(*v as f64 * on_period_s);
+                    }
+                }
+            }
+        }
+    }
+    // A job scaled to the whole cluster must not declare a rate a rounding step above capacity,
+    // which would fail the resource condition by one unit.
+    for (b, c) in burst.iter_mut().zip(capacity.0.iter()) {
+        *b = b.min((*c as f64 * on_period_s).floor());
+    }
+    burst
 }
 
 pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -> Result<Workload> {
@@ -181,56 +235,70 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
         WorkloadSpec::Bopf { lq, tq } => {
             for l in lq {
                 use_queue(&l.name, &mut queues);
-                let mut burst = [0.0f64; DIMS];
-                let max_cp = (l.max_critical_path_s * 1000.0) as i64;
+                let cp_range = (l.min_critical_path_s * 1000.0) as i64..(l.max_critical_path_s * 1000.0) as i64;
+                let max_stages = l.max_stages.unwrap_or(usize::MAX);
+                // Jobs that fit the critical-path and stage bounds form a pool of up to
+                // LQ_POOL; a periodic LQ runs them in turn (the paper picks its LQ jobs from
+                // the traces' few short ones), so rare shapes cost a bounded number of draws.
+                let fits = |t: &JobTemplate| {
+                    // The critical path as the job will run: with equal tasks when they are made equal.
+                    let cp = if l.uniform_tasks { mean_critical_path_ms(&t.stages) } else { critical_path_ms(&t.stages) };
+                    cp_range.contains(&cp) && t.stages.len() <= max_stages
+                };
+                let mut pool = Vec::new();
+                let mut tries = 0;
+                while pool.len() < l.jobs.min(LQ_POOL) && tries < LQ_DRAWS {
+                    let t = draw(&mut cache, &l.source, &mut rng, format!("{}-{}", l.name, pool.len()))?;
+                    tries += 1;
+                    if fits(&t) {
+                        pool.push(t);
+                    }
+                }
+                if pool.is_empty() && l.jobs > 0 {
+                    bail!(
+                        "workload.lq '{}': none of {LQ_DRAWS} jobs drawn from its source has a critical path from {} s to under {} s and at most {} stages",
+                        l.name,
+                        l.min_critical_path_s,
+                        l.max_critical_path_s,
+                        l.max_stages.map_or("any number of".into(), |m| m.to_string())
+                    );
+                }
                 let mut drawn = Vec::with_capacity(l.jobs);
                 for k in 0..l.jobs {
-                    let mut tpl = None;
-                    for _ in 0..10_000 {
-                        let t = draw(&mut cache, &l.source, &mut rng, format!("{}-{k}", l.name))?;
-                        if critical_path_ms(&t.stages) < max_cp {
-                            tpl = Some(t);
-                            break;
+                    let mut tpl = pool[k % pool.len()].clone();
+                    let suffix = tpl.name.split_once(':').map(|(_, s)| format!(":{s}")).unwrap_or_default();
+                    tpl.name = format!("{}-{k}{suffix}", l.name);
+                    if l.uniform_tasks {
+                        for s in tpl.stages.iter_mut() {
+                            let mean = s.durations_ms.iter().map(|&d| d as u64).sum::<u64>() / s.tasks().max(1) as u64;
+                            s.durations_ms.iter_mut().for_each(|d| *d = mean.max(1) as u32);
                         }
                     }
-                    let Some(mut tpl) = tpl else {
-                        bail!("workload.lq '{}': no job from its source has a critical path under {} s", l.name, l.max_critical_path_s);
-                    };
-                    scale_to_peak(&mut tpl.stages, capacity, l.peak_share);
+                    if l.every_stage_at_peak {
+                        for s in tpl.stages.iter_mut() {
+                            scale_to_peak(std::slice::from_mut(s), capacity, l.peak_share);
+                        }
+                    } else {
+                        scale_to_peak(&mut tpl.stages, capacity, l.peak_share);
+                    }
                     if let Some(alpha) = l.pareto_shape {
                         pareto_durations(&mut tpl.stages, alpha, &mut rng);
-                    }
-                    for s in &tpl.stages {
-                        let secs: f64 = s.durations_ms.iter().map(|&d| d as f64 / 1000.0).sum();
-                        for (b, v) in burst.iter_mut().zip(s.demand.0.iter()) {
-                            *b += *v as f64 * secs / l.jobs as f64;
-                        }
                     }
                     drawn.push(tpl);
                 }
                 // The ON period declared to admission control and used for deadlines is read
-                // from the estimates, before estimation error perturbs the jobs.
+                // from the estimates, before estimation error perturbs the jobs. A period under
+                // a second bounds it too.
                 let on_period_s = l.deadline_s.unwrap_or_else(|| {
                     let longest = drawn.iter().map(|t| critical_path_ms(&t.stages)).max().unwrap_or(0);
-                    (longest as f64 / 1000.0).clamp(1.0, l.period_s)
+                    (longest as f64 / 1000.0).max(1.0).min(l.period_s)
                 });
-                if l.declared_demand == DeclaredDemand::PeakRate {
-                    burst = [0.0; DIMS];
-                    for t in &drawn {
-                        for s in &t.stages {
-                            let wide = s.demand.times(s.tasks() as i64);
-                            for (b, v) in burst.iter_mut().zip(wide.0.iter()) {
-                                *b = b.max(*v as f64 * on_period_s);
-                            }
-                        }
-                    }
-                    // A job scaled to the whole cluster must not declare a rate a rounding step
-                    // above capacity, which would fail the resource condition by one unit.
-                    for (b, c) in burst.iter_mut().zip(capacity.0.iter()) {
-                        *b = b.min((*c as f64 * on_period_s).floor());
-                    }
-                }
+                let mut burst = declaration(&drawn, l.declared_demand, on_period_s, capacity);
+                burst.iter_mut().for_each(|b| *b *= l.declared_factor);
                 for (k, mut tpl) in drawn.into_iter().enumerate() {
+                    if l.job_scale != 1.0 {
+                        scale_tasks(&mut tpl.stages, l.job_scale);
+                    }
                     let estimates = estimates_of(&tpl.stages);
                     perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
                     let arrival = ((l.first_arrival_s + k as f64 * l.period_s) * 1000.0) as i64;
@@ -257,13 +325,22 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
             for q in 0..tq.queues {
                 use_queue(&format!("tq{q}"), &mut queues);
             }
-            for k in 0..tq.jobs {
+            // The backlog: `jobs` jobs, and more while it holds less than `backlog_s` seconds of
+            // the cluster (work counted in each job's dominant resource).
+            let backlog_ms = tq.backlog_s.unwrap_or(0.0) * 1000.0;
+            let mut work_ms = 0.0;
+            let mut k = 0;
+            while tq.queues > 0 && (k < tq.jobs || work_ms < backlog_ms) {
                 let q = format!("tq{}", k % tq.queues);
                 let mut tpl = draw(&mut cache, &tq.source, &mut rng, format!("{q}-{k}"))?;
                 if tq.task_duration_scale != 1.0 {
                     for d in tpl.stages.iter_mut().flat_map(|s| s.durations_ms.iter_mut()) {
                         *d = (*d as f64 * tq.task_duration_scale).round().clamp(1.0, u32::MAX as f64) as u32;
                     }
+                }
+                for s in &tpl.stages {
+                    let task_ms: f64 = s.durations_ms.iter().map(|&d| d as f64).sum();
+                    work_ms += task_ms * s.demand.dominant_share(capacity);
                 }
                 let estimates = estimates_of(&tpl.stages);
                 if err_all {
@@ -279,6 +356,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                     stages: tpl.stages,
                     estimates,
                 });
+                k += 1;
             }
         }
         WorkloadSpec::Users { users, queue_per_user, job_as_user } => {
@@ -339,6 +417,26 @@ mod tests {
         assert!((mean - 1000.0).abs() < 15.0, "{mean}");
         assert!(stages[0].durations_ms.iter().all(|&d| d >= 1));
         assert!(stages[0].demand.memory_mb() > 0);
+    }
+
+    #[test]
+    fn declarations_cover_the_largest_need_and_only_used_resources() {
+        let job = |tasks: usize, ms: u32| JobTemplate {
+            name: "j".into(),
+            stages: vec![Stage { name: "s".into(), parents: vec![], demand: Resources::new(1024, 2), durations_ms: vec![ms; tasks] }],
+            arrival_ms: None,
+            queue: None,
+        };
+        let cap = Resources::new(1024 * 100, 200);
+        let need = declaration(&[job(10, 1000), job(4, 3000)], DeclaredDemand::Need, 30.0, &cap);
+        // 12 task-seconds at 1 GB / 2 vcores; nothing declared for the unused resources.
+        assert_eq!((need[0], need[1]), (12.0 * 1024.0, 24.0));
+        assert!(need[2..].iter().all(|&v| v == 0.0));
+        // Peak rate: the widest stage (10 tasks) held for the ON period, capped at capacity.
+        let peak = declaration(&[job(10, 1000)], DeclaredDemand::PeakRate, 30.0, &cap);
+        assert_eq!((peak[0], peak[1]), (10.0 * 1024.0 * 30.0, 20.0 * 30.0));
+        let wide = declaration(&[job(1000, 1000)], DeclaredDemand::PeakRate, 30.0, &cap);
+        assert_eq!(wide[1], 200.0 * 30.0);
     }
 
     #[test]

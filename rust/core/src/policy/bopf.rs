@@ -3,21 +3,29 @@
 //! Admission control ([`crate::bopf::admission`]) sorts queues into Hard, Soft and Elastic or
 //! rejects them. On every offer the policy then serves, in this order:
 //! 1. H queues in a burst whose usage is below their guaranteed rate `d/t` (furthest below
-//!    first). A burst keeps this priority past its deadline until its demand is consumed: the
-//!    non-preemptive catch-up of the earlier paper version (BPF §3).
-//! 2. S queues in a burst, before their deadline and with demand left, by SRPT (least remaining
-//!    demand first), as long as S's usage stays within what active H bursts leave uncommitted.
+//!    first). A burst keeps this priority past its deadline while its declaration is not used
+//!    up: the non-preemptive catch-up of the earlier paper version (BPF §3).
+//! 2. S queues in a burst, before their deadline and with declaration left, by SRPT (least
+//!    remaining demand first), as long as S's usage stays within what active H bursts leave
+//!    uncommitted.
 //! 3. Everything else with pending asks by weighted DRF: TQs, Elastic LQs, and H/S queues beyond
 //!    their guarantee. Because every queue with demand is in some tier, the policy is work
 //!    conserving: unused guarantees are used by others.
 //!
-//! Burst detection, where the paper assumes known arrival times: a burst starts when an idle LQ
+//! The guarantee never exceeds the declaration (BoPF §5.3.1: demand beyond it is not
+//! guaranteed). Our rule: a burst is within its guarantee while its consumption is below the
+//! declared demand in *every* resource the LQ declared; once any declared resource is used up,
+//! the rest of the burst is served in tier 3 like an Elastic queue. Containers already running
+//! then are not preempted, so the overshoot is bounded by what they consume after that point.
+//! A resource the LQ did not declare (demand 0) neither bounds nor ends its burst.
+//!
+//! Burst detection, where the paper assumes known arrival times: a burst starts when an LQ
 //! gets pending asks, at most once per period (demand arriving earlier waits in tier 3 until the
-//! period has passed since the previous burst started). It ends when its consumption (the
-//! integral of the queue's usage, in resource-seconds) reaches the declared demand in every
-//! resource it declared, or when the queue's apps have all finished (not merely when nothing is
-//! running or pending: a DAG app has neither for a moment at each stage barrier). It met its
-//! deadline if it ended before `start + deadline`.
+//! period has passed since the previous burst started). Consumption is the integral of the
+//! queue's usage, in resource-seconds. The burst ends when the queue's apps have all finished
+//! (not merely when nothing is running or pending: a DAG app has neither for a moment at each
+//! stage barrier), or when a period has passed since it started and new demand opens the next
+//! burst. It met its deadline if it ended before `start + deadline`.
 //!
 //! Admission needs the cluster capacity, which an RM only learns as NodeManagers register. Until
 //! the first heartbeat with capacity, queues are provisionally Elastic; admission then runs for
@@ -50,16 +58,19 @@ struct Burst {
     deadline_ms: i64,
     phase: Phase,
     last_start_ms: Option<i64>,
-    /// Resource-milliseconds consumed in the current burst.
+    /// Resource-milliseconds consumed in the current burst: the queue's usage integral now
+    /// minus its value when the burst started.
     consumed: [f64; DIMS],
-    last_update_ms: i64,
+    integral_at_start: [f64; DIMS],
     started: u64,
     met_deadline: u64,
 }
 
 impl Burst {
-    fn demand_met(&self) -> bool {
-        (0..DIMS).all(|k| self.demand.0[k] == 0 || self.consumed[k] >= self.demand.0[k] as f64 * 1000.0)
+    /// Whether the burst is still within its declaration: below the declared demand in every
+    /// declared resource (see the module docs).
+    fn within_declaration(&self) -> bool {
+        (0..DIMS).all(|k| self.demand.0[k] == 0 || self.consumed[k] < self.demand.0[k] as f64 * 1000.0)
     }
 
     /// Remaining demand as a share of the cluster in its dominant resource (SRPT's key).
@@ -164,7 +175,7 @@ impl Bopf {
                     phase: Phase::Idle,
                     last_start_ms: None,
                     consumed: [0.0; DIMS],
-                    last_update_ms: self.now_ms,
+                    integral_at_start: [0.0; DIMS],
                     started: 0,
                     met_deadline: 0,
                 });
@@ -210,34 +221,35 @@ impl Bopf {
             let queue = &state.queues[q];
             let Some(slot) = self.slots.get_mut(q).and_then(Option::as_mut) else { continue };
             let Some(burst) = slot.burst.as_mut() else { continue };
-            let dt = (now - burst.last_update_ms).max(0) as f64;
-            burst.last_update_ms = now;
+            let integral = queue.usage_integral_at(now);
             if let Phase::On { start_ms, deadline_at_ms } = burst.phase {
                 for k in 0..DIMS {
-                    burst.consumed[k] += queue.usage.0[k] as f64 * dt;
+                    burst.consumed[k] = integral[k] - burst.integral_at_start[k];
                 }
                 // "Its apps finished", not "nothing running or pending": a DAG app between two
                 // stages has neither for a moment, and its burst must not end there.
-                let idle = queue.apps.is_empty();
-                if burst.demand_met() || idle {
+                if queue.apps.is_empty() {
                     let on_time = now <= deadline_at_ms;
                     burst.met_deadline += on_time as u64;
                     burst.phase = Phase::Idle;
-                    info!(queue = queue.name(), duration_ms = now - start_ms, on_time,
-                          demand_met = !idle, "burst ended");
+                    info!(queue = queue.name(), duration_ms = now - start_ms, on_time, "burst ended");
                 }
             }
-            if burst.phase == Phase::Idle
-                && queue.pending_containers > 0
-                && burst.last_start_ms.map_or(true, |s| now - s >= burst.period_ms)
-            {
+            let period_over = burst.last_start_ms.map_or(true, |s| now - s >= burst.period_ms);
+            if queue.pending_containers > 0 && period_over {
+                if let Phase::On { start_ms, .. } = burst.phase {
+                    // Still busy a whole period later: the burst missed its deadline (a period
+                    // is at least the deadline) and the new arrival opens the next one.
+                    info!(queue = queue.name(), duration_ms = now - start_ms, on_time = false, "burst ended");
+                }
                 burst.phase = Phase::On { start_ms: now, deadline_at_ms: now + burst.deadline_ms };
                 burst.last_start_ms = Some(now);
                 burst.consumed = [0.0; DIMS];
+                burst.integral_at_start = integral;
                 burst.started += 1;
                 info!(queue = queue.name(), class = ?slot.class, "burst started");
             }
-            if let Phase::On { deadline_at_ms, .. } = burst.phase {
+            if let (Phase::On { deadline_at_ms, .. }, true) = (burst.phase, burst.within_declaration()) {
                 match slot.class {
                     AdmissionClass::Hard => self.committed += slot.rate.unwrap_or_default(),
                     AdmissionClass::Soft if now < deadline_at_ms => self.soft_usage += queue.usage,
@@ -254,13 +266,16 @@ impl Bopf {
         let Some(slot) = self.slot(q) else { return drf };
         let Some(burst) = slot.burst.as_ref() else { return drf };
         let Phase::On { deadline_at_ms, .. } = burst.phase else { return drf };
+        if !burst.within_declaration() {
+            return drf;
+        }
         match (slot.class, slot.rate) {
             (AdmissionClass::Hard, Some(rate)) => {
                 let below = (0..DIMS).map(|k| (rate.0[k], queue.usage.0[k])).filter(|(r, _)| *r > 0);
                 let ratio = below.map(|(r, u)| u as f64 / r as f64).fold(0.0, f64::max);
                 if ratio < 1.0 { QueueKey { tier: 0, order: ratio } } else { drf }
             }
-            (AdmissionClass::Soft, Some(_)) if self.now_ms < deadline_at_ms && !burst.demand_met() => {
+            (AdmissionClass::Soft, Some(_)) if self.now_ms < deadline_at_ms => {
                 let room = state.capacity.saturating_sub(&self.committed);
                 if self.soft_usage.fits_in(&room) {
                     QueueKey { tier: 1, order: burst.remaining_share(&state.capacity) }
@@ -304,7 +319,14 @@ impl Policy for Bopf {
             let (phase, started, deadline) = match b.phase {
                 Phase::Idle => ("idle", None, None),
                 Phase::On { start_ms, deadline_at_ms } => {
-                    (if self.now_ms <= deadline_at_ms { "on" } else { "catch-up" }, Some(start_ms), Some(deadline_at_ms))
+                    let phase = if !b.within_declaration() {
+                        "beyond-declaration"
+                    } else if self.now_ms <= deadline_at_ms {
+                        "on"
+                    } else {
+                        "catch-up"
+                    };
+                    (phase, Some(start_ms), Some(deadline_at_ms))
                 }
             };
             let mut consumed = b.consumed;

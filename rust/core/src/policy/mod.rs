@@ -49,7 +49,8 @@ impl Admission {
 /// A latency-sensitive queue's current burst, for status.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BurstView {
-    /// `idle`, `on` (within the deadline) or `catch-up` (past the deadline, demand not yet met).
+    /// `idle`, `on` (within the deadline), `catch-up` (past the deadline, declaration not yet
+    /// used up) or `beyond-declaration` (declaration used up: served like an Elastic queue).
     pub phase: &'static str,
     pub started_ms: Option<i64>,
     pub deadline_at_ms: Option<i64>,

@@ -1,9 +1,12 @@
 package org.tidal.yarn;
 
+import static org.junit.Assert.assertEquals;
+
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.codehaus.jackson.JsonNode;
 import org.junit.rules.ExternalResource;
 
 /**
@@ -46,5 +49,12 @@ final class MockRmRule extends ExternalResource {
   /** The scheduler's REST endpoint on loopback, up to and including {@code /ws/v1/tidal}. */
   String restBase() {
     return "http://127.0.0.1:" + scheduler().getRestAddress().getPort() + TidalRestServer.PREFIX;
+  }
+
+  /** The REST status of one queue: class, burst state, usage and pending asks. */
+  JsonNode queueStatus(String queue) throws Exception {
+    HttpCall call = HttpCall.request("GET", restBase() + "/queues/" + queue).send();
+    assertEquals(call.toString(), 200, call.status);
+    return call.json();
   }
 }

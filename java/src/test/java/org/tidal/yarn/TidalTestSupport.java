@@ -17,6 +17,11 @@ import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 
 /** Helpers shared by the MockRM-based tests. */
@@ -58,6 +63,30 @@ final class TidalTestSupport {
       }
       Thread.sleep(20);
     }
+  }
+
+  /**
+   * Submits an app with a 1 GB AM to {@code queue} and launches and registers the AM on
+   * {@code nm}, as MockRM's submitApp and launchAndRegisterAM do but polling for each state
+   * instead of their fixed sleeps (seconds per app in Hadoop 2.7).
+   */
+  static MockAM launchAm(MockRM rm, String queue, String user, MockNM nm) throws Exception {
+    RMApp app = rm.submitApp(1024, "app-" + user, user, null, false, queue,
+        YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS, null, null, false);
+    waitFor("the AM request of " + app.getApplicationId(),
+        () -> app.getCurrentAppAttempt() != null
+            && app.getCurrentAppAttempt().getAppAttemptState() == RMAppAttemptState.SCHEDULED);
+    RMAppAttempt attempt = app.getCurrentAppAttempt();
+    waitFor("the AM container of " + app.getApplicationId(), () -> {
+      nm.nodeHeartbeat(true);
+      return attempt.getAppAttemptState() == RMAppAttemptState.ALLOCATED;
+    });
+    MockAM am = rm.sendAMLaunched(attempt.getAppAttemptId());
+    waitFor("the AM launch of " + app.getApplicationId(),
+        () -> attempt.getAppAttemptState() == RMAppAttemptState.LAUNCHED);
+    am.registerAppAttempt();
+    waitFor(app.getApplicationId() + " to run", () -> app.getState() == RMAppState.RUNNING);
+    return am;
   }
 
   /** Heartbeats the nodes and polls the AM until it holds {@code count} new containers. */

@@ -134,6 +134,9 @@ pub struct SimSpec {
     /// then are left out of the results and counted as unfinished. Lets an experiment keep a
     /// backlog that outlasts what it measures without simulating the backlog's drain.
     pub stop_after_class: Option<String>,
+    /// The resources tasks ask for, e.g. `["memory_mb", "vcores"]` as YARN 2.7 schedules; the
+    /// others are dropped from every job drawn. Default: all a source gives.
+    pub task_resources: Option<Vec<String>>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -161,6 +164,7 @@ impl Default for SimSpec {
             hint_progress_interval_ms: 5_000,
             straggler_copies: true,
             stop_after_class: None,
+            task_resources: None,
         }
     }
 }

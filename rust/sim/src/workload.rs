@@ -21,10 +21,12 @@ pub struct Workload {
     pub lqs: Vec<crate::runner::LqDecl>,
 }
 
-/// Loads trace files once per build.
+/// Where jobs come from: trace files, loaded once per build, and the resources tasks may ask
+/// for (`sim.task_resources`; the others are dropped from every drawn job).
 #[derive(Default)]
 pub struct TraceCache {
     loaded: HashMap<String, Vec<JobTemplate>>,
+    keep: Option<[bool; DIMS]>,
 }
 
 impl TraceCache {
@@ -45,7 +47,7 @@ impl TraceCache {
 
 /// Draws jobs from a source: fresh generator jobs, or random picks from a trace.
 fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: String) -> Result<JobTemplate> {
-    Ok(match src {
+    let mut t = match src {
         SourceSpec::Generator { family, scale } => gen::generate(rng, *family, *scale, name),
         _ => {
             let pool = cache.pool(src)?;
@@ -53,7 +55,15 @@ fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: St
             t.name = format!("{name}:{}", t.name);
             t
         }
-    })
+    };
+    if let Some(keep) = cache.keep {
+        for s in &mut t.stages {
+            for (v, k) in s.demand.0.iter_mut().zip(keep) {
+                *v *= k as i64;
+            }
+        }
+    }
+    Ok(t)
 }
 
 /// real = estimate x (1 + e), e ~ N(0, std): one draw per stage for the container size (YARN
@@ -162,9 +172,23 @@ fn declaration(drawn: &[JobTemplate], how: DeclaredDemand, on_period_s: f64, cap
     burst
 }
 
+/// `sim.task_resources` as a mask over the resource kinds.
+fn task_resources(sim: &SimSpec) -> Result<Option<[bool; DIMS]>> {
+    let Some(names) = &sim.task_resources else { return Ok(None) };
+    let mut keep = [false; DIMS];
+    for n in names {
+        let k = tidal_core::ResourceKind::parse(n).ok_or_else(|| {
+            let known: Vec<&str> = tidal_core::ResourceKind::ALL.iter().map(|k| k.name()).collect();
+            anyhow::anyhow!("sim.task_resources: unknown resource '{n}' (known: {})", known.join(", "))
+        })?;
+        keep[k as usize] = true;
+    }
+    Ok(Some(keep))
+}
+
 pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -> Result<Workload> {
     let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
-    let mut cache = TraceCache::default();
+    let mut cache = TraceCache { keep: task_resources(sim)?, ..Default::default() };
     let mut jobs = Vec::new();
     let mut queues: Vec<String> = Vec::new();
     let mut lqs = Vec::new();

@@ -261,6 +261,13 @@ fn sub_second_lq_periods_run_and_bad_lq_knobs_are_named() {
     };
     let ok = run("lq-subsecond.toml", spec("period_s = 0.5")).unwrap();
     assert_eq!(ok.jobs.len(), 5);
+    let mut yarn = Spec::load(&dir.join("lq-subsecond.toml")).unwrap();
+    yarn.sim.task_resources = Some(vec!["memory_mb".into(), "vcores".into()]);
+    let run2 = runner::run_spec(&yarn, false).unwrap();
+    assert!(run2.allocated[2..].iter().all(|&a| a == 0.0), "only memory and vcores are asked for");
+    yarn.sim.task_resources = Some(vec!["gpus".into()]);
+    let err = format!("{:#}", runner::run_spec(&yarn, false).unwrap_err());
+    assert!(err.contains("sim.task_resources") && err.contains("'gpus'"), "{err}");
     let err = run("lq-factor.toml", spec("period_s = 100.0\ndeclared_factor = -1.0")).unwrap_err();
     assert!(err.contains("declared_factor"), "{err}");
     let err = run("lq-cp.toml", spec("period_s = 100.0\nmin_critical_path_s = 2000.0")).unwrap_err();

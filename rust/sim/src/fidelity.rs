@@ -119,8 +119,9 @@ impl Findings {
     /// `a` lower than `b` (a completion time, a slowdown); the baseline is `b` against itself,
     /// which must not count as lower.
     pub fn lower(&mut self, name: impl Into<String>, a: (&str, f64), b: (&str, f64), enforced: Result<(), &'static str>) {
-        let subject = Verdict { who: format!("{} vs {}", a.0, b.0), holds: a.1 < b.1, detail: format!("{:.2} vs {:.2}", a.1, b.1) };
-        let baseline = Verdict { who: format!("{} vs itself", b.0), holds: b.1 < b.1, detail: format!("{:.2}", b.1) };
+        let lower = |x: f64, y: f64| x < y;
+        let subject = Verdict { who: format!("{} vs {}", a.0, b.0), holds: lower(a.1, b.1), detail: format!("{:.2} vs {:.2}", a.1, b.1) };
+        let baseline = Verdict { who: format!("{} vs itself", b.0), holds: lower(b.1, b.1), detail: format!("{:.2}", b.1) };
         self.push(Check { name: name.into(), subject, baseline: Some(baseline), enforced });
     }
 

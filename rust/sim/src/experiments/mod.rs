@@ -197,7 +197,8 @@ fn run_parallel(specs: &[Spec], ctx: &Ctx) -> Result<Vec<(RunOutput, Summary)>> 
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(specs.len()).max(1);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<Result<(RunOutput, Summary)>>>> = specs.iter().map(|_| Default::default()).collect();
+    type RunCell = std::sync::Mutex<Option<Result<(RunOutput, Summary)>>>;
+    let results: Vec<RunCell> = specs.iter().map(|_| Default::default()).collect();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {

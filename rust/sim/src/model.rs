@@ -18,6 +18,11 @@ impl Stage {
     pub fn tasks(&self) -> usize {
         self.durations_ms.len()
     }
+
+    /// Mean task duration, rounded down (0 for a stage without tasks).
+    pub fn mean_duration_ms(&self) -> u64 {
+        self.durations_ms.iter().map(|&d| d as u64).sum::<u64>() / self.tasks().max(1) as u64
+    }
 }
 
 /// A DAG with no arrival time yet: what traces and generators produce.
@@ -45,8 +50,7 @@ pub fn estimates_of(stages: &[Stage]) -> Vec<StageEstimate> {
     stages
         .iter()
         .map(|s| {
-            let n = s.durations_ms.len().max(1) as u64;
-            let mean = s.durations_ms.iter().map(|&d| d as u64).sum::<u64>() / n;
+            let mean = s.mean_duration_ms();
             StageEstimate { demand: s.demand, duration_ms: (mean as u32).max(1) }
         })
         .collect()

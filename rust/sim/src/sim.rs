@@ -281,6 +281,8 @@ struct Engine<'a> {
     decisions: Vec<Decision>,
     completed_buf: Vec<AllocationId>,
     finished: usize,
+    /// Jobs of `cfg.stop_after_class` not finished yet.
+    stop_class_left: usize,
     allocated: [f64; DIMS],
     held: [f64; DIMS],
     samples: Samples,
@@ -761,6 +763,9 @@ impl<'a> Engine<'a> {
             }
         }
         self.finished += 1;
+        if self.cfg.stop_after_class.as_ref() == Some(&self.jobs[job].class) {
+            self.stop_class_left -= 1;
+        }
         Ok(())
     }
 
@@ -862,6 +867,7 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
         decisions: Vec::with_capacity(64),
         completed_buf: Vec::with_capacity(64),
         finished: 0,
+        stop_class_left: 0,
         allocated: [0.0; DIMS],
         held: [0.0; DIMS],
         samples: Samples { times_ms: Vec::new(), share: vec![Vec::new(); nq], active: vec![Vec::new(); nq] },
@@ -888,9 +894,8 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
     let pb = ProgressBar::with_draw_target(Some(jobs.len() as u64), ProgressDrawTarget::hidden());
     let mut shown = false;
     let mut now = t0;
-    let watched = |j: &Job| cfg.stop_after_class.as_ref().is_some_and(|c| *c == j.class);
-    let mut watched_left = jobs.iter().filter(|j| watched(j)).count();
-    while e.finished < jobs.len() && (cfg.stop_after_class.is_none() || watched_left > 0) {
+    e.stop_class_left = jobs.iter().filter(|j| cfg.stop_after_class.as_ref() == Some(&j.class)).count();
+    while e.finished < jobs.len() && (cfg.stop_after_class.is_none() || e.stop_class_left > 0) {
         let Some(Reverse(ev)) = e.heap.pop() else {
             return Err(e.stuck_error(now));
         };
@@ -900,13 +905,7 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
             e.live -= 1;
         }
         match ev.kind {
-            K_TASK_END => {
-                let before = e.finished;
-                e.on_task_end(ev.a, ev.b, now)?;
-                if e.finished > before && cfg.stop_after_class.is_some() {
-                    watched_left = jobs.iter().zip(&e.rt).filter(|(j, r)| watched(j) && r.as_ref().map_or(true, |r| r.finish_ms < 0)).count();
-                }
-            }
+            K_TASK_END => e.on_task_end(ev.a, ev.b, now)?,
             K_ARRIVAL => e.on_arrival(ev.a as usize, now)?,
             K_AM_READY => e.on_am_ready(ev.a as usize, now)?,
             K_HEARTBEAT => e.on_heartbeat(ev.a, now)?,

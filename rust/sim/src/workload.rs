@@ -119,11 +119,7 @@ const LQ_DRAWS: usize = 1_000_000;
 
 /// The critical path with every task at its stage's mean duration.
 fn mean_critical_path_ms(stages: &[Stage]) -> i64 {
-    let mut even = stages.to_vec();
-    for s in &mut even {
-        let mean = s.durations_ms.iter().map(|&d| d as u64).sum::<u64>() / s.tasks().max(1) as u64;
-        s.durations_ms = vec![mean as u32; 1];
-    }
+    let even: Vec<Stage> = stages.iter().map(|s| Stage { durations_ms: vec![s.mean_duration_ms() as u32], ..s.clone() }).collect();
     critical_path_ms(&even)
 }
 
@@ -294,8 +290,8 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                     tpl.name = format!("{}-{k}{suffix}", l.name);
                     if l.uniform_tasks {
                         for s in tpl.stages.iter_mut() {
-                            let mean = s.durations_ms.iter().map(|&d| d as u64).sum::<u64>() / s.tasks().max(1) as u64;
-                            s.durations_ms.iter_mut().for_each(|d| *d = mean.max(1) as u32);
+                            let mean = s.mean_duration_ms().max(1) as u32;
+                            s.durations_ms.iter_mut().for_each(|d| *d = mean);
                         }
                     }
                     if l.every_stage_at_peak {

@@ -200,22 +200,31 @@ fn slot_reservation_small_shows_the_seeds_trends() {
     passes(&f, "copies shorten foreground jobs at α = 1.6");
 }
 
+/// A BoPF-style spec on two 32-core machines: one TQ of TPC-H-like jobs and one LQ `fg`
+/// (`lq` sets its period, jobs and source); `scheduler` adds lines to `[scheduler]`.
+fn bopf_toml(policy: &str, scheduler: &str, tq_jobs: usize, lq: &str) -> String {
+    format!(
+        "[cluster]\nmachines = 2\nmachine = {{ memory_mb = 65536, vcores = 32, disk_read_mbps = 4000, disk_write_mbps = 2000, net_in_mbps = 10000, net_out_mbps = 10000 }}\n\
+         [scheduler]\npolicy = \"{policy}\"\n{scheduler}\n\
+         [workload]\ntype = \"bopf\"\ntq = {{ queues = 1, jobs = {tq_jobs}, source = {{ type = \"generator\", family = \"tpch\" }} }}\n\
+         [[workload.lq]]\nname = \"fg\"\nmax_critical_path_s = 1000.0\n{lq}\n"
+    )
+}
+
+/// Writes `text` as spec file `name` and runs it; the error as the CLI prints it.
+fn run_toml(name: &str, text: String) -> Result<tidal_sim::sim::RunOutput, String> {
+    let p = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&p, text).unwrap();
+    Spec::load(&p).and_then(|s| runner::run_spec(&s, false)).map_err(|e| format!("{e:#}"))
+}
+
 #[test]
 fn slot_reservation_settings_are_checked() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let spec = |reservation: &str, lq_extra: &str| {
-        format!(
-            "[cluster]\nmachines = 2\nmachine = {{ memory_mb = 65536, vcores = 32, disk_read_mbps = 4000, disk_write_mbps = 2000, net_in_mbps = 10000, net_out_mbps = 10000 }}\n\
-             [scheduler]\npolicy = \"strict-priority\"\n{reservation}\n\
-             [workload]\ntype = \"bopf\"\ntq = {{ queues = 1, jobs = 1, source = {{ type = \"generator\", family = \"tpch\" }} }}\n\
-             [[workload.lq]]\nname = \"fg\"\nperiod_s = 100.0\njobs = 1\nmax_critical_path_s = 1000.0\n{lq_extra}\nsource = {{ type = \"generator\", family = \"mllib\" }}\n"
-        )
+        let lq = format!("period_s = 100.0\njobs = 1\n{lq_extra}\nsource = {{ type = \"generator\", family = \"mllib\" }}");
+        bopf_toml("strict-priority", reservation, 1, &lq)
     };
-    let run = |name: &str, text: String| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        Spec::load(&p).and_then(|s| runner::run_spec(&s, false)).map_err(|e| format!("{e:#}"))
-    };
+    let run = run_toml;
     let ok = run("reserve-ok.toml", spec("slot_reservation = { queues = [\"fg\"], isolation_probability = 0.4 }", "")).unwrap();
     assert_eq!(ok.jobs.len(), 2);
     let err = run("reserve-queue.toml", spec("slot_reservation = { queues = [\"fgg\"] }", "")).unwrap_err();
@@ -246,19 +255,8 @@ fn app_policy_knobs_are_checked() {
 #[test]
 fn sub_second_lq_periods_run_and_bad_lq_knobs_are_named() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let spec = |lq_extra: &str| {
-        format!(
-            "[cluster]\nmachines = 2\nmachine = {{ memory_mb = 65536, vcores = 32, disk_read_mbps = 4000, disk_write_mbps = 2000, net_in_mbps = 10000, net_out_mbps = 10000 }}\n\
-             [scheduler]\npolicy = \"bopf\"\n\
-             [workload]\ntype = \"bopf\"\ntq = {{ queues = 1, jobs = 2, source = {{ type = \"generator\", family = \"tpch\" }} }}\n\
-             [[workload.lq]]\nname = \"fg\"\njobs = 3\nmax_critical_path_s = 1000.0\n{lq_extra}\nsource = {{ type = \"generator\", family = \"tpch\" }}\n"
-        )
-    };
-    let run = |name: &str, text: String| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        Spec::load(&p).and_then(|s| runner::run_spec(&s, false)).map_err(|e| format!("{e:#}"))
-    };
+    let spec = |lq_extra: &str| bopf_toml("bopf", "", 2, &format!("jobs = 3\n{lq_extra}\nsource = {{ type = \"generator\", family = \"tpch\" }}"));
+    let run = run_toml;
     let ok = run("lq-subsecond.toml", spec("period_s = 0.5")).unwrap();
     assert_eq!(ok.jobs.len(), 5);
     let mut yarn = Spec::load(&dir.join("lq-subsecond.toml")).unwrap();

@@ -58,11 +58,7 @@ fn random_lq(rng: &mut Rng, name: String) -> LqSpec {
     LqSpec {
         name,
         weight: 1.0,
-        burst: BurstSpec {
-            period_ms: period_s * 1000,
-            deadline_ms: deadline_s * 1000,
-            demand,
-        },
+        burst: BurstSpec { period_ms: period_s * 1000, deadline_ms: deadline_s * 1000, demand },
         start_ms: rng.range(0, 3600) * 1000,
         cycles: CYCLES,
     }
@@ -73,8 +69,7 @@ fn loaded_controller() -> AdmissionController {
     let mut rng = Rng(42);
     let started = Instant::now();
     for i in 0..QUEUES {
-        c.admit_lq(random_lq(&mut rng, format!("lq-{i}")))
-            .expect("valid spec");
+        c.admit_lq(random_lq(&mut rng, format!("lq-{i}"))).expect("valid spec");
     }
     eprintln!(
         "setup: {} queues admitted in {:.2?} (hard {}, soft {}, elastic {})",
@@ -90,9 +85,7 @@ fn loaded_controller() -> AdmissionController {
 
 fn probes() -> Vec<LqSpec> {
     let mut rng = Rng(7);
-    (0..PROBES)
-        .map(|i| random_lq(&mut rng, format!("probe-{i}")))
-        .collect()
+    (0..PROBES).map(|i| random_lq(&mut rng, format!("probe-{i}"))).collect()
 }
 
 /// Per-admission latencies outside criterion, to report percentiles and the class mix.
@@ -116,10 +109,7 @@ fn report_percentiles(c: &mut AdmissionController, probes: &[LqSpec]) {
         dry.push(t.elapsed());
     }
     dry.sort();
-    eprintln!(
-        "assess (conditions only, no commit): median {:.1?}",
-        dry[dry.len() / 2]
-    );
+    eprintln!("assess (conditions only, no commit): median {:.1?}", dry[dry.len() / 2]);
     times.sort();
     let pct = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
     eprintln!(
@@ -161,10 +151,7 @@ fn bench_admission(cr: &mut Criterion) {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
-                let spec = TqSpec {
-                    name: "probe-tq".into(),
-                    weight: 1.0,
-                };
+                let spec = TqSpec { name: "probe-tq".into(), weight: 1.0 };
                 let t = Instant::now();
                 let d = c.admit_tq(black_box(spec));
                 total += t.elapsed();

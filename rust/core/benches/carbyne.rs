@@ -50,7 +50,13 @@ fn dag_json(spec: &JobSpec) -> String {
 fn root_asks(spec: &JobSpec) -> Vec<Ask> {
     ROOTS
         .iter()
-        .map(|&(n, p)| Ask { priority: p, location: ANY, num_containers: n as i64, relax_locality: true, capability: spec.demand })
+        .map(|&(n, p)| Ask {
+            priority: p,
+            location: ANY,
+            num_containers: n as i64,
+            relax_locality: true,
+            capability: spec.demand,
+        })
         .collect()
 }
 
@@ -74,7 +80,13 @@ fn heartbeat(c: &mut Criterion) {
         for d in out {
             let spec = &specs[d.app as usize];
             let n = ROOTS.iter().find(|r| r.1 == d.priority).unwrap().0;
-            let a = Ask { priority: d.priority, location: ANY, num_containers: n as i64, relax_locality: true, capability: spec.demand };
+            let a = Ask {
+                priority: d.priority,
+                location: ANY,
+                num_containers: n as i64,
+                relax_locality: true,
+                capability: spec.demand,
+            };
             s.update_asks(d.app, &[a], &[], &[]).unwrap();
         }
         // One AM reports progress: its running containers spread over the roots.

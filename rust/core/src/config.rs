@@ -81,8 +81,7 @@ pub enum PolicyKind {
 }
 
 impl PolicyKind {
-    pub const ALL: [PolicyKind; 4] =
-        [PolicyKind::Drf, PolicyKind::StrictPriority, PolicyKind::NBopf, PolicyKind::Bopf];
+    pub const ALL: [PolicyKind; 4] = [PolicyKind::Drf, PolicyKind::StrictPriority, PolicyKind::NBopf, PolicyKind::Bopf];
 
     pub fn parse(name: &str) -> Option<PolicyKind> {
         let n = name.trim().to_ascii_lowercase().replace('_', "-");
@@ -271,19 +270,13 @@ impl Settings {
             )));
         }
         if min.memory_mb() == 0 || min.vcores() == 0 {
-            return Err(CoreError::Config(format!(
-                "minimum allocation {min} must be positive in memory and vcores"
-            )));
+            return Err(CoreError::Config(format!("minimum allocation {min} must be positive in memory and vcores")));
         }
         if !min.fits_in(&max) {
-            return Err(CoreError::Config(format!(
-                "minimum allocation {min} exceeds maximum allocation {max}"
-            )));
+            return Err(CoreError::Config(format!("minimum allocation {min} exceeds maximum allocation {max}")));
         }
         if self.max_assign_per_heartbeat == 0 {
-            return Err(CoreError::Config(
-                "max assignments per heartbeat must be at least 1".into(),
-            ));
+            return Err(CoreError::Config("max assignments per heartbeat must be at least 1".into()));
         }
         Ok(())
     }
@@ -300,9 +293,7 @@ pub fn full_queue_name(name: &str) -> String {
 }
 
 fn valid_leaf_name(leaf: &str) -> bool {
-    !leaf.is_empty()
-        && leaf.len() <= 128
-        && leaf.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    !leaf.is_empty() && leaf.len() <= 128 && leaf.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 fn line_of(doc: &roxmltree::Document, node: roxmltree::Node) -> u32 {
@@ -428,8 +419,8 @@ fn parse_slot_reservation(node: roxmltree::Node, line: u32, scope: &str) -> Resu
             }
             other => {
                 return Err(bad(format!(
-                    "unknown attribute '{other}' (expected isolation-probability, threshold, prior-shape or min-samples)"
-                )))
+                "unknown attribute '{other}' (expected isolation-probability, threshold, prior-shape or min-samples)"
+            )))
             }
         }
     }
@@ -445,9 +436,8 @@ fn parse_slot_reservation(node: roxmltree::Node, line: u32, scope: &str) -> Resu
 fn parse_uwfq(node: roxmltree::Node, line: u32, out: &mut crate::uwfq::UwfqSettings) -> Result<()> {
     let tag = node.tag_name().name();
     let text = node.text().unwrap_or("").trim();
-    let number = text
-        .parse::<f64>()
-        .map_err(|_| CoreError::Config(format!("line {line}: <{tag}> '{text}' is not a number")))?;
+    let number =
+        text.parse::<f64>().map_err(|_| CoreError::Config(format!("line {line}: <{tag}> '{text}' is not a number")))?;
     match tag {
         "uwfq-user-weight" => {
             let user = node
@@ -517,9 +507,11 @@ fn parse_resources(doc: &roxmltree::Document, node: roxmltree::Node, queue: &str
 fn parse_distribution(doc: &roxmltree::Document, node: roxmltree::Node, queue: &str) -> Result<AlphaSpec> {
     let line = line_of(doc, node);
     let field = "burst-demand-distribution";
-    let bad = |line: u32, what: String| CoreError::Config(format!("line {line}: queue '{queue}' field {field}: {what}"));
+    let bad =
+        |line: u32, what: String| CoreError::Config(format!("line {line}: queue '{queue}' field {field}: {what}"));
     let alpha_text = node.attribute("alpha").ok_or_else(|| bad(line, "missing attribute alpha".into()))?;
-    let alpha = alpha_text.trim().parse::<f64>().map_err(|_| bad(line, format!("alpha '{alpha_text}' is not a number")))?;
+    let alpha =
+        alpha_text.trim().parse::<f64>().map_err(|_| bad(line, format!("alpha '{alpha_text}' is not a number")))?;
     let correlation = match node.attribute("correlation").map(str::trim) {
         None | Some("independent") => Correlation::Independent,
         Some("correlated") | Some("perfectly-correlated") => Correlation::PerfectlyCorrelated,
@@ -561,10 +553,7 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
     let line = line_of(doc, node);
     for attr in node.attributes() {
         if attr.name() != "name" {
-            return Err(CoreError::Config(format!(
-                "line {line}: unknown attribute '{}' on <queue>",
-                attr.name()
-            )));
+            return Err(CoreError::Config(format!("line {line}: unknown attribute '{}' on <queue>", attr.name())));
         }
     }
     let raw = node
@@ -613,11 +602,17 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
             "deadline-sec" => deadline = Some(parse_seconds(text, &name, tag, cline)?),
             "first-burst-sec" => first = parse_seconds(text, &name, tag, cline)?,
             "cycles" => {
-                cycles = text.parse::<u32>().ok().filter(|c| *c >= 1).ok_or_else(|| bad(cline, tag, text, "a whole number >= 1"))?
+                cycles = text
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|c| *c >= 1)
+                    .ok_or_else(|| bad(cline, tag, text, "a whole number >= 1"))?
             }
             "burst-demand" => demand = Some(parse_resources(doc, child, &name, tag)?),
             "burst-demand-distribution" => alpha = Some(parse_distribution(doc, child, &name)?),
-            "slot-reservation" => slot_reservation = Some(parse_slot_reservation(child, cline, &format!("queue '{name}'"))?),
+            "slot-reservation" => {
+                slot_reservation = Some(parse_slot_reservation(child, cline, &format!("queue '{name}'"))?)
+            }
             other => {
                 return Err(CoreError::Config(format!(
                     "line {cline}: queue '{name}': unknown element <{other}> (expected <weight>, <type>, \
@@ -679,17 +674,13 @@ mod tests {
 
     #[test]
     fn errors_name_the_queue_field_and_line() {
-        let e = parse_queue_file("<tidal>\n<queue name=\"a\"><weight>-1</weight></queue></tidal>")
-            .unwrap_err()
-            .to_string();
+        let e =
+            parse_queue_file("<tidal>\n<queue name=\"a\"><weight>-1</weight></queue></tidal>").unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("'root.a'") && e.contains("weight"), "{e}");
-        let e = parse_queue_file("<tidal><queue name=\"a\"/><queue name=\"root.a\"/></tidal>")
-            .unwrap_err()
-            .to_string();
+        let e = parse_queue_file("<tidal><queue name=\"a\"/><queue name=\"root.a\"/></tidal>").unwrap_err().to_string();
         assert!(e.contains("declared twice"), "{e}");
-        let e = parse_queue_file("<tidal><queue name=\"a\"><wieght>1</wieght></queue></tidal>")
-            .unwrap_err()
-            .to_string();
+        let e =
+            parse_queue_file("<tidal><queue name=\"a\"><wieght>1</wieght></queue></tidal>").unwrap_err().to_string();
         assert!(e.contains("<wieght>"), "{e}");
         assert!(parse_queue_file("<tidal><queue name=\"a\">").is_err());
         assert!(parse_queue_file("<tidal/>").is_err());
@@ -703,7 +694,10 @@ mod tests {
     #[test]
     fn app_policies_and_their_knobs() {
         let f = |body: &str| parse_queue_file(&format!("<tidal>{body}<queue name=\"a\"/></tidal>"));
-        assert_eq!(f("<app-policy>carbyne</app-policy>").unwrap().app_policy, AppPolicyKind::Carbyne { altruism_probability: 1.0 });
+        assert_eq!(
+            f("<app-policy>carbyne</app-policy>").unwrap().app_policy,
+            AppPolicyKind::Carbyne { altruism_probability: 1.0 }
+        );
         assert_eq!(
             f("<altruism-probability>0.5</altruism-probability><app-policy>carbyne</app-policy>").unwrap().app_policy,
             AppPolicyKind::Carbyne { altruism_probability: 0.5 }
@@ -713,7 +707,8 @@ mod tests {
             AppPolicyKind::Tetris { fairness_knob: 0.25 }
         );
         assert_eq!(f("<app-policy>SJF</app-policy>").unwrap().app_policy, AppPolicyKind::Sjf);
-        let e = f("<app-policy>sjf</app-policy><altruism-probability>0.5</altruism-probability>").unwrap_err().to_string();
+        let e =
+            f("<app-policy>sjf</app-policy><altruism-probability>0.5</altruism-probability>").unwrap_err().to_string();
         assert!(e.contains("applies to app-policy carbyne"), "{e}");
         assert!(f("<app-policy>carbyne</app-policy><fairness-knob>0.5</fairness-knob>").is_err());
         assert!(f("<app-policy>carbyne</app-policy><altruism-probability>1.5</altruism-probability>").is_err());
@@ -734,15 +729,25 @@ mod tests {
         assert_eq!((b.isolation_probability, b.prereserve_threshold, b.min_samples), (0.4, 0.25, 3));
         let off = parse_queue_file("<tidal><queue name=\"a\"/></tidal>").unwrap();
         assert_eq!(off.slot_reservation_for(&off.queues[0]), None);
-        let e = |body: &str| parse_queue_file(&format!("<tidal>{body}<queue name=\"a\"/></tidal>")).unwrap_err().to_string();
+        let e = |body: &str| {
+            parse_queue_file(&format!("<tidal>{body}<queue name=\"a\"/></tidal>")).unwrap_err().to_string()
+        };
         assert!(e(r#"<slot-reservation isolation-probability="1.5"/>"#).contains("isolation-probability"));
         assert!(e(r#"<slot-reservation threshold="0"/>"#).contains("prereserve-threshold"));
         assert!(e(r#"<slot-reservation prior-shape="1"/>"#).contains("prior-shape"));
         assert!(e(r#"<slot-reservation probability="0.5"/>"#).contains("unknown attribute 'probability'"));
         assert!(e(r#"<slot-reservation isolation-probability="x"/>"#).contains("not a number"));
-        let q = parse_queue_file(r#"<tidal><queue name="a"><slot-reservation isolation-probability="-1"/></queue></tidal>"#);
+        let q = parse_queue_file(
+            r#"<tidal><queue name="a"><slot-reservation isolation-probability="-1"/></queue></tidal>"#,
+        );
         assert!(q.unwrap_err().to_string().contains("queue 'root.a'"));
-        assert_eq!(parse_queue_file("<tidal><uwfq-target-task-sec>30</uwfq-target-task-sec><queue name=\"a\"/></tidal>").unwrap().uwfq.target_task_sec, Some(30.0));
+        assert_eq!(
+            parse_queue_file("<tidal><uwfq-target-task-sec>30</uwfq-target-task-sec><queue name=\"a\"/></tidal>")
+                .unwrap()
+                .uwfq
+                .target_task_sec,
+            Some(30.0)
+        );
         assert!(e("<uwfq-target-task-sec>0</uwfq-target-task-sec>").contains("target"));
     }
 

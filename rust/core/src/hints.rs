@@ -204,7 +204,11 @@ pub fn apply(app: AppKey, json: &str, previous: Option<&AppHints>, asks: &AskTab
     let doc: HintsDoc = serde_json::from_str(json)
         .map_err(|e| CoreError::InvalidInput(format!("hints for application {app}: malformed JSON: {e}")))?;
     if doc.version != HINTS_VERSION as i64 {
-        return Err(bad(app, "version", format!("{} is not supported (this scheduler reads {HINTS_VERSION})", doc.version)));
+        return Err(bad(
+            app,
+            "version",
+            format!("{} is not supported (this scheduler reads {HINTS_VERSION})", doc.version),
+        ));
     }
     let (mut dag, dag_revision, new_dag, index) = match doc.stages {
         Some(stages) => {
@@ -277,8 +281,8 @@ fn build_dag(app: AppKey, docs: Vec<StageDoc>) -> Result<(JobDag, HashMap<String
         }
         let mut demand = Resources::ZERO;
         for (name, v) in &d.demand {
-            let kind = ResourceKind::parse(name)
-                .ok_or_else(|| bad(app, &f(&format!("demand.{name}")), "unknown resource"))?;
+            let kind =
+                ResourceKind::parse(name).ok_or_else(|| bad(app, &f(&format!("demand.{name}")), "unknown resource"))?;
             if *v < 0 || *v > crate::scheduler::MAX_RESOURCE_AMOUNT {
                 return Err(bad(app, &f(&format!("demand.{name}")), format!("{v} is negative or too large")));
             }
@@ -287,13 +291,18 @@ fn build_dag(app: AppKey, docs: Vec<StageDoc>) -> Result<(JobDag, HashMap<String
         let duration_ms = millis(app, &f("duration_ms"), d.duration_ms, true)?;
         let mut parents = Vec::with_capacity(d.parents.len());
         for (k, p) in d.parents.iter().enumerate() {
-            let &pi = index.get(p).ok_or_else(|| bad(app, &f(&format!("parents[{k}]")), format!("unknown stage '{p}'")))?;
+            let &pi =
+                index.get(p).ok_or_else(|| bad(app, &f(&format!("parents[{k}]")), format!("unknown stage '{p}'")))?;
             parents.push(pi);
         }
         let mut priorities = Vec::with_capacity(d.priorities.len());
         for (k, &p) in d.priorities.iter().enumerate() {
             if p < 0 || p > i32::MAX as i64 {
-                return Err(bad(app, &f(&format!("priorities[{k}]")), format!("{p} is not a YARN priority (0 to 2^31-1)")));
+                return Err(bad(
+                    app,
+                    &f(&format!("priorities[{k}]")),
+                    format!("{p} is not a YARN priority (0 to 2^31-1)"),
+                ));
             }
             if !priorities.contains(&(p as Priority)) {
                 priorities.push(p as Priority);
@@ -332,7 +341,9 @@ fn check_priorities(app: AppKey, map: &[(Priority, Vec<StageIdx>)], asks: &AskTa
         return Err(bad(
             app,
             "stages[].priorities",
-            format!("none of the hinted priorities {hinted:?} matches a request of the application (it requests {req:?})"),
+            format!(
+                "none of the hinted priorities {hinted:?} matches a request of the application (it requests {req:?})"
+            ),
         ));
     }
     Ok(())
@@ -369,7 +380,13 @@ mod tests {
         let mut t = AskTable::default();
         let a: Vec<Ask> = priorities
             .iter()
-            .map(|&p| Ask { priority: p, location: ANY, num_containers: 2, relax_locality: true, capability: Resources::new(1024, 1) })
+            .map(|&p| Ask {
+                priority: p,
+                location: ANY,
+                num_containers: 2,
+                relax_locality: true,
+                capability: Resources::new(1024, 1),
+            })
             .collect();
         t.update(1, &a, &Settings::default()).unwrap();
         t
@@ -391,7 +408,9 @@ mod tests {
         assert_eq!((reply.app, reply.stages, reply.pending_tasks), (7, 2, 3));
         assert!(reply.to_json().contains("\"advisories\":[]"));
         // Progress alone updates the stored DAG and keeps the DAG revision.
-        let (h2, _) = apply(7, r#"{"version":1,"progress":[{"stage":"m","finished":4,"running":0}]}"#, Some(&h), &asks(&[8])).unwrap();
+        let (h2, _) =
+            apply(7, r#"{"version":1,"progress":[{"stage":"m","finished":4,"running":0}]}"#, Some(&h), &asks(&[8]))
+                .unwrap();
         assert_eq!(h2.dag.stage(0).finished, 4);
         assert_eq!(h2.dag_revision, h.dag_revision);
         assert!(h2.revision > h.revision);
@@ -402,7 +421,8 @@ mod tests {
         let e = |json: &str| apply(7, json, None, &asks(&[5])).unwrap_err().to_string();
         assert!(e("{").contains("malformed JSON"));
         assert!(e(r#"{"version":2,"stages":[]}"#).contains("field version"));
-        assert!(e(&DOC.replace("\"parents\":[\"m\"]", "\"parents\":[\"x\"]")).contains("stages[1].parents[0]: unknown stage 'x'"));
+        assert!(e(&DOC.replace("\"parents\":[\"m\"]", "\"parents\":[\"x\"]"))
+            .contains("stages[1].parents[0]: unknown stage 'x'"));
         assert!(e(&DOC.replace("\"duration_ms\":2000", "\"duration_ms\":-5")).contains("stages[1].duration_ms"));
         assert!(e(&DOC.replace("\"duration_ms\":2000", "\"duration_ms\":0")).contains("stages[1].duration_ms"));
         assert!(e(&DOC.replace("\"id\":\"r\"", "\"id\":\"m\"")).contains("duplicate stage id"));

@@ -17,12 +17,12 @@
 
 use crate::dag::StageIdx;
 use crate::hints::{AppHints, StragglerAdvice};
-use crate::reservation::{Completion, Ended, ReservationSettings, Slot, SlotAction, StageReservation, TaskEntry};
 use crate::request::Priority;
+use crate::reservation::{Completion, Ended, ReservationSettings, Slot, SlotAction, StageReservation, TaskEntry};
 use crate::resource::Resources;
 use crate::state::{Allocation, AllocationId, AppKey, AppSlot, ClusterState, NodeId};
-use serde::Serialize;
 use rustc_hash::FxHashSet;
+use serde::Serialize;
 use tracing::{debug, info};
 
 /// Resources held on a node for one app.
@@ -229,7 +229,13 @@ impl Reservations {
         }
     }
 
-    fn app_entry(&mut self, slot: AppSlot, key: AppKey, settings: ReservationSettings, hints: &AppHints) -> &mut AppReservations {
+    fn app_entry(
+        &mut self,
+        slot: AppSlot,
+        key: AppKey,
+        settings: ReservationSettings,
+        hints: &AppHints,
+    ) -> &mut AppReservations {
         if self.apps.len() <= slot {
             self.apps.resize_with(slot + 1, || None);
         }
@@ -252,7 +258,13 @@ impl Reservations {
 
     /// The stage an app's container at `priority` counts for, with its reservation state made
     /// on first use; remembered until the app's hints change. `None` when it counts for none.
-    fn stage_of(&mut self, state: &ClusterState, slot: AppSlot, settings: ReservationSettings, priority: Priority) -> Option<StageIdx> {
+    fn stage_of(
+        &mut self,
+        state: &ClusterState,
+        slot: AppSlot,
+        settings: ReservationSettings,
+        priority: Priority,
+    ) -> Option<StageIdx> {
         let hints = state.app(slot).hints.as_deref()?;
         let key = state.app(slot).key;
         let e = self.app_entry(slot, key, settings, hints);
@@ -294,9 +306,12 @@ impl Reservations {
     ) -> Option<StageTask> {
         let key = state.app(slot).key;
         let now = state.now_ms as f64 / 1000.0;
-        let cached = self.apps.get(slot).and_then(Option::as_ref).filter(|e| e.key == key).and_then(|e| {
-            e.stage_at.iter().find(|(p, _)| *p == priority).map(|&(_, stage)| stage)
-        });
+        let cached = self
+            .apps
+            .get(slot)
+            .and_then(Option::as_ref)
+            .filter(|e| e.key == key)
+            .and_then(|e| e.stage_at.iter().find(|(p, _)| *p == priority).map(|&(_, stage)| stage));
         let stage = match cached {
             Some(stage) => stage?,
             None => self.stage_of(state, slot, settings, priority)?,
@@ -320,7 +335,14 @@ impl Reservations {
     /// queue. The container's stage decides (see [`StageReservation::container_ended`]); a
     /// container that counts for no stage of its app (any other app's, or one started before
     /// its DAG was replaced) frees a slot an app may pre-reserve.
-    pub fn container_ended(&mut self, state: &mut ClusterState, id: AllocationId, alloc: &Allocation, finished: bool, tier_of_app: u8) {
+    pub fn container_ended(
+        &mut self,
+        state: &mut ClusterState,
+        id: AllocationId,
+        alloc: &Allocation,
+        finished: bool,
+        tier_of_app: u8,
+    ) {
         let now = state.now_ms as f64 / 1000.0;
         let own = alloc.stage_task.and_then(|t| {
             let app = self.apps.get_mut(alloc.app)?.as_mut()?;
@@ -357,7 +379,15 @@ impl Reservations {
         }
     }
 
-    fn apply(&mut self, state: &mut ClusterState, slot: AppSlot, stage: StageIdx, next: Option<StageIdx>, c: Completion, tier: u8) {
+    fn apply(
+        &mut self,
+        state: &mut ClusterState,
+        slot: AppSlot,
+        stage: StageIdx,
+        next: Option<StageIdx>,
+        c: Completion,
+        tier: u8,
+    ) {
         self.apply_slot(state, slot, stage, c.slot, tier);
         if let Some(pre) = c.pre_reserve {
             let app = self.apps[slot].as_mut().expect("app with a stage");

@@ -71,10 +71,7 @@ impl PriorityAsks {
     }
 
     fn location(&self, id: LocationId) -> Option<Outstanding> {
-        self.locations
-            .binary_search_by_key(&id, |e| e.0)
-            .ok()
-            .map(|i| self.locations[i].1)
+        self.locations.binary_search_by_key(&id, |e| e.0).ok().map(|i| self.locations[i].1)
     }
 
     fn set_location(&mut self, id: LocationId, entry: Outstanding) {
@@ -130,18 +127,12 @@ pub struct AskTable {
 /// rejects negative or over-maximum requests.
 pub fn normalize(app: u64, capability: Resources, settings: &Settings) -> Result<Resources> {
     if capability.any_negative() {
-        return Err(CoreError::InvalidRequest {
-            app,
-            reason: format!("negative capability {capability}"),
-        });
+        return Err(CoreError::InvalidRequest { app, reason: format!("negative capability {capability}") });
     }
     if !capability.fits_in(&settings.max_allocation) {
         return Err(CoreError::InvalidRequest {
             app,
-            reason: format!(
-                "capability {capability} exceeds the maximum allocation {}",
-                settings.max_allocation
-            ),
+            reason: format!("capability {capability} exceeds the maximum allocation {}", settings.max_allocation),
         });
     }
     let mut out = capability;
@@ -236,8 +227,7 @@ impl AskTable {
         for p in self.by_priority.iter().filter(|p| p.any.count > 0) {
             self.pending_containers += p.any.count as u64;
             self.pending_resources += p.capability.times(p.any.count as i64);
-            self.min_capability =
-                Some(self.min_capability.map_or(p.capability, |m| m.min(&p.capability)));
+            self.min_capability = Some(self.min_capability.map_or(p.capability, |m| m.min(&p.capability)));
         }
     }
 
@@ -253,8 +243,7 @@ impl AskTable {
         let possible = self.pending_containers > 0
             && self.min_capability.is_some_and(|m| m.fits_in(free))
             && (self.blacklist.is_empty()
-                || (self.blacklist.binary_search(&host).is_err()
-                    && self.blacklist.binary_search(&rack).is_err()));
+                || (self.blacklist.binary_search(&host).is_err() && self.blacklist.binary_search(&rack).is_err()));
         let candidates = if possible { &self.by_priority[..] } else { &[] };
         candidates.iter().filter_map(move |p| {
             if !p.capability.fits_in(free) {
@@ -343,11 +332,7 @@ mod tests {
 
     #[test]
     fn node_local_is_preferred_and_decrements_all_levels() {
-        let mut t = table(&[
-            ask(1, HOST1, 1, true, 1024),
-            ask(1, RACK1, 1, true, 1024),
-            ask(1, ANY, 2, true, 1024),
-        ]);
+        let mut t = table(&[ask(1, HOST1, 1, true, 1024), ask(1, RACK1, 1, true, 1024), ask(1, ANY, 2, true, 1024)]);
         assert_eq!(t.find(HOST1, RACK1, &BIG).unwrap().locality, Locality::NodeLocal);
         assert_eq!(t.find(HOST2, RACK1, &BIG).unwrap().locality, Locality::RackLocal);
         assert_eq!(t.find(HOST2, RACK2, &BIG).unwrap().locality, Locality::OffSwitch);
@@ -360,11 +345,7 @@ mod tests {
     #[test]
     fn relax_locality_false_pins_containers() {
         // Strict node request: node entry, rack and * not relaxable.
-        let t = table(&[
-            ask(1, HOST1, 1, true, 1024),
-            ask(1, RACK1, 1, false, 1024),
-            ask(1, ANY, 1, false, 1024),
-        ]);
+        let t = table(&[ask(1, HOST1, 1, true, 1024), ask(1, RACK1, 1, false, 1024), ask(1, ANY, 1, false, 1024)]);
         assert!(t.find(HOST1, RACK1, &BIG).is_some());
         assert!(t.find(HOST2, RACK1, &BIG).is_none());
         assert!(t.find(HOST2, RACK2, &BIG).is_none());

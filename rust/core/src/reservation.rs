@@ -257,10 +257,8 @@ impl DurationStats {
             return None;
         }
         let scale = self.min;
-        let censored: f64 = running_elapsed
-            .filter(|c| c.is_finite() && *c > 0.0)
-            .map(|c| (c / scale).ln().max(0.0))
-            .sum();
+        let censored: f64 =
+            running_elapsed.filter(|c| c.is_finite() && *c > 0.0).map(|c| (c / scale).ln().max(0.0)).sum();
         let spread = self.sum_ln - self.count as f64 * scale.ln() + censored;
         // Rounding can leave a hair above zero when every duration is equal.
         if spread <= 1e-12 * self.count as f64 {
@@ -299,7 +297,12 @@ pub struct StageReservation {
 impl StageReservation {
     /// A stage of `tasks` tasks (m) whose downstream stage has `next_tasks` tasks (n; `None`
     /// when unknown), or which is the last stage when `is_final`.
-    pub fn new(settings: ReservationSettings, tasks: u32, next_tasks: Option<u32>, is_final: bool) -> Result<StageReservation> {
+    pub fn new(
+        settings: ReservationSettings,
+        tasks: u32,
+        next_tasks: Option<u32>,
+        is_final: bool,
+    ) -> Result<StageReservation> {
         settings.validate()?;
         check("tasks", tasks as f64, tasks >= 1, "at least one task")?;
         let transition = match (is_final, next_tasks) {
@@ -408,7 +411,9 @@ impl StageReservation {
         let k = self.finished;
         // Attempts back off like fits do: durations without spread (no fit) must not make
         // every completion rescan the stage.
-        if k < self.settings.min_samples as usize || (self.tried_at > 0 && k < self.tried_at + (self.tried_at / 8).max(1)) {
+        if k < self.settings.min_samples as usize
+            || (self.tried_at > 0 && k < self.tried_at + (self.tried_at / 8).max(1))
+        {
             return;
         }
         self.tried_at = k;
@@ -472,7 +477,9 @@ impl StageReservation {
             Entry::Running(run) => match run.copy {
                 Some((copy, slot)) if copy == container => {
                     if finished {
-                        return self.complete(entry, slot, Some((run.task, run.slot)), run.start, now).map(Ended::Completed);
+                        return self
+                            .complete(entry, slot, Some((run.task, run.slot)), run.start, now)
+                            .map(Ended::Completed);
                     }
                     self.entries[entry as usize] = Entry::Running(Running { copy: None, ..run });
                     Ok(Ended::Lost)
@@ -485,7 +492,14 @@ impl StageReservation {
 
     /// The task at `entry`, started at `start`, finished at `now` in `winner`; `loser` is the
     /// other container of a race, still running.
-    fn complete(&mut self, entry: TaskEntry, winner: Slot, loser: Option<(TaskId, Slot)>, start: f64, now: f64) -> Result<Completion> {
+    fn complete(
+        &mut self,
+        entry: TaskEntry,
+        winner: Slot,
+        loser: Option<(TaskId, Slot)>,
+        start: f64,
+        now: f64,
+    ) -> Result<Completion> {
         self.running -= 1;
         match loser {
             Some((id, slot)) => self.entries[entry as usize] = Entry::Loser(id, slot),

@@ -9,14 +9,13 @@ use crate::error::{CoreError, Result};
 use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
 use crate::holds::{AppReservationView, Hold, Reservations, StageTask};
 use crate::policy::{self, Admission, AdmissionClass, AppPolicy, NodeOffer, Policy, QueueKey};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use crate::request::{Ask, LocationId, Priority};
 use crate::resource::Resources;
 use crate::state::{
-    Allocation, AllocationId, App, AppKey, AppSlot, ClusterState, Node, NodeId, Queue, QueueIdx,
-    MAX_NODE_ID,
+    Allocation, AllocationId, App, AppKey, AppSlot, ClusterState, Node, NodeId, Queue, QueueIdx, MAX_NODE_ID,
 };
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use tracing::{debug, info, warn};
 
 pub use crate::request::Locality;
@@ -216,7 +215,12 @@ impl Scheduler {
             }
         }
         let reservations_changed = self.queue_file.slot_reservation != queue_file.slot_reservation
-            || self.queue_file.queues.iter().map(|q| q.slot_reservation).ne(queue_file.queues.iter().map(|q| q.slot_reservation));
+            || self
+                .queue_file
+                .queues
+                .iter()
+                .map(|q| q.slot_reservation)
+                .ne(queue_file.queues.iter().map(|q| q.slot_reservation));
         self.queue_file = queue_file;
         self.settings = settings;
         for qi in order {
@@ -293,17 +297,9 @@ impl Scheduler {
         self.policy.queue_view(qi)
     }
 
-    pub fn add_node(
-        &mut self,
-        id: NodeId,
-        host: LocationId,
-        rack: LocationId,
-        capacity: Resources,
-    ) -> Result<()> {
+    pub fn add_node(&mut self, id: NodeId, host: LocationId, rack: LocationId, capacity: Resources) -> Result<()> {
         if id > MAX_NODE_ID {
-            return Err(CoreError::InvalidInput(format!(
-                "node id {id} is above the supported maximum {MAX_NODE_ID}"
-            )));
+            return Err(CoreError::InvalidInput(format!("node id {id} is above the supported maximum {MAX_NODE_ID}")));
         }
         check_resources(&format!("capacity of node {id}"), &capacity)?;
         if self.state.node(id).is_some() {
@@ -313,8 +309,15 @@ impl Scheduler {
         if self.state.nodes.len() <= idx {
             self.state.nodes.resize(idx + 1, None);
         }
-        self.state.nodes[idx] =
-            Some(Node { id, host, rack, capacity, allocated: Resources::ZERO, containers: 0, reserved: Resources::ZERO });
+        self.state.nodes[idx] = Some(Node {
+            id,
+            host,
+            rack,
+            capacity,
+            allocated: Resources::ZERO,
+            containers: 0,
+            reserved: Resources::ZERO,
+        });
         self.state.node_count += 1;
         self.state.capacity += capacity;
         debug!(node = id, %capacity, "node added");
@@ -323,12 +326,7 @@ impl Scheduler {
 
     /// Removes a node; allocations still on it are freed. Returns how many there were.
     pub fn remove_node(&mut self, id: NodeId) -> Result<usize> {
-        let node = self
-            .state
-            .nodes
-            .get_mut(id as usize)
-            .and_then(Option::take)
-            .ok_or(CoreError::UnknownNode(id))?;
+        let node = self.state.nodes.get_mut(id as usize).and_then(Option::take).ok_or(CoreError::UnknownNode(id))?;
         self.state.node_count -= 1;
         self.state.capacity -= node.capacity;
         self.reservations.node_removed(id);
@@ -471,7 +469,8 @@ impl Scheduler {
     /// Runtime partitioning advice for the app's stages that have not started, when a target
     /// task runtime is configured.
     fn partition_advice(&self, slot: AppSlot) -> Vec<PartitionAdvice> {
-        let (Some(target), Some(h)) = (self.queue_file.uwfq.target_task_sec, self.state.app(slot).hints.as_ref()) else {
+        let (Some(target), Some(h)) = (self.queue_file.uwfq.target_task_sec, self.state.app(slot).hints.as_ref())
+        else {
             return Vec::new();
         };
         h.dag
@@ -544,8 +543,7 @@ impl Scheduler {
     /// Frees every allocation matching `pred` (a scan: for node and app removal, not heartbeats).
     /// Returns how many there were.
     fn release_where(&mut self, pred: impl Fn(&Allocation) -> bool) -> usize {
-        let ids: Vec<AllocationId> =
-            self.state.allocations.iter().filter(|(_, a)| pred(a)).map(|(&k, _)| k).collect();
+        let ids: Vec<AllocationId> = self.state.allocations.iter().filter(|(_, a)| pred(a)).map(|(&k, _)| k).collect();
         for &aid in &ids {
             self.release_allocation(aid);
         }
@@ -673,7 +671,14 @@ impl Scheduler {
     /// takes them (the next stage's task, or a straggler copy), using up holds, oldest first,
     /// until the container fits outside the rest. Several small held slots can thus make one
     /// bigger container of a downstream stage. Returns the placements.
-    fn serve_holds(&mut self, node_id: NodeId, host: LocationId, rack: LocationId, limit: usize, out: &mut Vec<Decision>) -> Result<usize> {
+    fn serve_holds(
+        &mut self,
+        node_id: NodeId,
+        host: LocationId,
+        rack: LocationId,
+        limit: usize,
+        out: &mut Vec<Decision>,
+    ) -> Result<usize> {
         let now = self.state.now_ms;
         self.reservations.expire(&mut self.state, node_id, now);
         let mut made = 0;
@@ -735,13 +740,21 @@ impl Scheduler {
         if first {
             q.apps_waiting_for_am -= 1;
         }
-        let stage_task = if self.reserving { self.reservation_started(slot, id, node_id, priority, resources) } else { None };
+        let stage_task =
+            if self.reserving { self.reservation_started(slot, id, node_id, priority, resources) } else { None };
         self.state.allocations.insert(id, Allocation { app: slot, node: node_id, priority, resources, stage_task });
         Decision { allocation_id: id, app: key, priority, locality, resources }
     }
 
     /// Registers a started container with its stage when the app reserves slots.
-    fn reservation_started(&mut self, slot: AppSlot, id: AllocationId, node: NodeId, priority: Priority, resources: Resources) -> Option<StageTask> {
+    fn reservation_started(
+        &mut self,
+        slot: AppSlot,
+        id: AllocationId,
+        node: NodeId,
+        priority: Priority,
+        resources: Resources,
+    ) -> Option<StageTask> {
         let app = self.state.app(slot);
         let settings = self.queue_file.slot_reservation_for(&self.state.queues[app.queue].config)?;
         if app.hints.is_none() {

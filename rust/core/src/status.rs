@@ -102,11 +102,7 @@ impl SchedulerStatus {
                     dominant_share: q.usage.dominant_share(&state.capacity),
                     long_term_share: q.long_term_dominant_share(&state.capacity, state.now_ms),
                     fair_share,
-                    reservations: q
-                        .apps
-                        .iter()
-                        .filter_map(|&s| scheduler.reservation_view(state.app(s).key))
-                        .collect(),
+                    reservations: q.apps.iter().filter_map(|&s| scheduler.reservation_view(state.app(s).key)).collect(),
                 }
             })
             .collect();

@@ -2,16 +2,15 @@
 //! configuration from JSON, demands from the α-strategy, admission, removal, re-evaluation.
 
 use tidal_core::bopf::admission::{
-    AdmissionClass, AdmissionConfig, AdmissionController, AdmissionError, BurstSpec, Condition,
-    LqSpec, QueueSpec, MAX_HORIZON_SLOTS,
+    AdmissionClass, AdmissionConfig, AdmissionController, AdmissionError, BurstSpec, Condition, LqSpec, QueueSpec,
+    MAX_HORIZON_SLOTS,
 };
 use tidal_core::bopf::alpha::{AlphaSpec, BurstDistribution, Correlation, ResourceDistribution};
 use tidal_core::{ResourceKind, Resources};
 
 fn controller() -> AdmissionController {
     let cfg: AdmissionConfig =
-        serde_json::from_str(r#"{"capacity": [102400, 100, 0, 0, 0, 0], "n_min": 3}"#)
-            .expect("config parses");
+        serde_json::from_str(r#"{"capacity": [102400, 100, 0, 0, 0, 0], "n_min": 3}"#).expect("config parses");
     AdmissionController::new(cfg).expect("valid config")
 }
 
@@ -19,11 +18,7 @@ fn stream(name: &str, start_s: u64, demand: Resources) -> LqSpec {
     LqSpec {
         name: name.into(),
         weight: 1.0,
-        burst: BurstSpec {
-            period_ms: 300_000,
-            deadline_ms: 120_000,
-            demand,
-        },
+        burst: BurstSpec { period_ms: 300_000, deadline_ms: 120_000, demand },
         start_ms: start_s * 1000,
         cycles: 500,
     }
@@ -32,8 +27,7 @@ fn stream(name: &str, start_s: u64, demand: Resources) -> LqSpec {
 #[test]
 fn alpha_demand_feeds_admission() {
     let mut c = controller();
-    c.admit(serde_json::from_str(r#"{"type": "tq", "name": "batch"}"#).unwrap())
-        .unwrap();
+    c.admit(serde_json::from_str(r#"{"type": "tq", "name": "batch"}"#).unwrap()).unwrap();
 
     // Past bursts of a streaming queue: memory-seconds and vcore-seconds, 40% spread.
     let alpha = AlphaSpec {
@@ -42,27 +36,16 @@ fn alpha_demand_feeds_admission() {
         resources: vec![
             ResourceDistribution {
                 resource: ResourceKind::MemoryMb,
-                distribution: BurstDistribution::Normal {
-                    mean: 3.0e6,
-                    std: 1.2e6,
-                },
+                distribution: BurstDistribution::Normal { mean: 3.0e6, std: 1.2e6 },
             },
             ResourceDistribution {
                 resource: ResourceKind::Vcores,
-                distribution: BurstDistribution::Normal {
-                    mean: 1500.0,
-                    std: 600.0,
-                },
+                distribution: BurstDistribution::Normal { mean: 1500.0, std: 600.0 },
             },
         ],
     };
     let independent = alpha.demand().unwrap();
-    let correlated = AlphaSpec {
-        correlation: Correlation::PerfectlyCorrelated,
-        ..alpha
-    }
-    .demand()
-    .unwrap();
+    let correlated = AlphaSpec { correlation: Correlation::PerfectlyCorrelated, ..alpha }.demand().unwrap();
     assert!(correlated.memory_mb() < independent.memory_mb());
 
     // Fair share with N_min = 3: 102400 MB x 300 s / 3 = 10.24e6 MB·s, comfortably above both.
@@ -74,30 +57,17 @@ fn alpha_demand_feeds_admission() {
     // A second stream overlapping s1 does not fit next to it while ON: soft.
     let big = Resources::new(8_000_000, 1000);
     let d = c.admit_lq(stream("s2", 10, big)).unwrap();
-    assert_eq!(
-        (d.class, d.failed),
-        (AdmissionClass::Soft, Some(Condition::Resource)),
-        "{}",
-        d.reason
-    );
+    assert_eq!((d.class, d.failed), (AdmissionClass::Soft, Some(Condition::Resource)), "{}", d.reason);
 
     // Removing s1 frees its windows; re-evaluation promotes s2.
     assert_eq!(c.remove("s1"), Ok(AdmissionClass::Hard));
     let changes = c.reevaluate();
     assert_eq!(changes.len(), 1);
-    assert_eq!(
-        (changes[0].queue.as_str(), changes[0].to),
-        ("s2", AdmissionClass::Hard)
-    );
+    assert_eq!((changes[0].queue.as_str(), changes[0].to), ("s2", AdmissionClass::Hard));
     c.audit().unwrap();
 
-    let json = serde_json::to_string(
-        &c.queues()
-            .iter()
-            .map(|q| (q.spec.clone(), q.class))
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
+    let json =
+        serde_json::to_string(&c.queues().iter().map(|q| (q.spec.clone(), q.class)).collect::<Vec<_>>()).unwrap();
     let back: Vec<(QueueSpec, AdmissionClass)> = serde_json::from_str(&json).unwrap();
     assert_eq!(back.len(), 2);
     assert_eq!(back[1].1, AdmissionClass::Hard);

@@ -44,7 +44,8 @@ fn add_nodes(s: &mut Scheduler, n: u32) {
 
 #[test]
 fn lq_configuration_is_parsed_and_validated() {
-    let f = parse_queue_file(&format!("<tidal><policy>bopf</policy><n-min>2</n-min>{}</tidal>", lq("a", 100, 20, 60))).unwrap();
+    let f = parse_queue_file(&format!("<tidal><policy>bopf</policy><n-min>2</n-min>{}</tidal>", lq("a", 100, 20, 60)))
+        .unwrap();
     let QueueKind::Latency(l) = &f.queues[0].kind else { panic!("an LQ") };
     assert_eq!((l.burst.period_ms, l.burst.deadline_ms, l.burst.demand.vcores()), (100_000, 20_000, 60));
     assert_eq!(f.n_min, 2);
@@ -54,7 +55,8 @@ fn lq_configuration_is_parsed_and_validated() {
     assert!(err(&lq("a", 100, 20, 0).replace("<memory-mb>0</memory-mb>", "")).contains("burst.demand"));
     assert!(err("<queue name=\"a\"><type>lq</type><period-sec>1</period-sec></queue>").contains("needs <"));
     assert!(err("<queue name=\"a\"><type>lq</type><period-sec>9</period-sec><deadline-sec>1</deadline-sec>\
-                 <burst-demand><gpus>1</gpus></burst-demand></queue>").contains("unknown resource <gpus>"));
+                 <burst-demand><gpus>1</gpus></burst-demand></queue>")
+    .contains("unknown resource <gpus>"));
     assert!(err("<queue name=\"a\"><period-sec>9</period-sec></queue>").contains("not <type>lq</type>"));
     assert!(err("<queue name=\"a\"><type>batch</type></queue>").contains("lq or tq"));
 }
@@ -73,9 +75,14 @@ fn alpha_strategy_distribution_sets_the_demand() {
     // Correlated: both at quantile 0.9. Normal: 100 + 10 * 1.2816 = 112.8 -> 113.
     assert_eq!(l.burst.demand.vcores(), 113);
     assert!(l.burst.demand.memory_mb() >= 9000 && l.burst.demand.memory_mb() <= 10000);
-    assert!(parse_queue_element("<queue name=\"a\"><type>lq</type><period-sec>100</period-sec>\
+    assert!(parse_queue_element(
+        "<queue name=\"a\"><type>lq</type><period-sec>100</period-sec>\
         <deadline-sec>10</deadline-sec><burst-demand-distribution alpha=\"1.5\"><vcores><normal mean=\"1\" std=\"1\"/>\
-        </vcores></burst-demand-distribution></queue>").unwrap_err().to_string().contains("alpha"));
+        </vcores></burst-demand-distribution></queue>"
+    )
+    .unwrap_err()
+    .to_string()
+    .contains("alpha"));
 }
 
 /// The seed's multi-LQ case (§5.2.5) at the scheduler: LQ-0 (period 150 s) is admitted first
@@ -93,7 +100,12 @@ fn alpha_strategy_distribution_sets_the_demand() {
 fn three_lqs_beside_a_tq_land_in_hard_soft_and_elastic() {
     let mut s = scheduler(
         "bopf",
-        &format!("<queue name=\"tq\"/>{}{}{}", lq("lq0", 150, 60, 1000), lq("lq1", 110, 30, 600), lq("lq2", 60, 60, 800)),
+        &format!(
+            "<queue name=\"tq\"/>{}{}{}",
+            lq("lq0", 150, 60, 1000),
+            lq("lq1", 110, 30, 600),
+            lq("lq2", 60, 60, 800)
+        ),
     );
     add_nodes(&mut s, 4);
     let mut out = Vec::new();
@@ -109,7 +121,12 @@ fn three_lqs_beside_a_tq_land_in_hard_soft_and_elastic() {
     // N-BoPF has no Soft class: LQ-1 becomes Elastic.
     let mut n = scheduler(
         "n-bopf",
-        &format!("<queue name=\"tq\"/>{}{}{}", lq("lq0", 150, 60, 1000), lq("lq1", 110, 30, 600), lq("lq2", 60, 60, 800)),
+        &format!(
+            "<queue name=\"tq\"/>{}{}{}",
+            lq("lq0", 150, 60, 1000),
+            lq("lq1", 110, 30, 600),
+            lq("lq2", 60, 60, 800)
+        ),
     );
     add_nodes(&mut n, 4);
     n.node_heartbeat(0, 1_000, &[], &mut out, 10).unwrap();
@@ -136,7 +153,8 @@ fn hard_lq_burst_is_served_first_up_to_its_rate() {
     // The LQ's burst arrives; TQ containers finish one node at a time (no preemption).
     s.add_app(2, "lq", "v").unwrap();
     s.update_asks(2, &[any_ask(50)], &[], &[]).unwrap();
-    let tq_on: Vec<Vec<u64>> = (0..4).map(|n| out[n * 8..n * 8 + 8].iter().map(|d| d.allocation_id).collect()).collect();
+    let tq_on: Vec<Vec<u64>> =
+        (0..4).map(|n| out[n * 8..n * 8 + 8].iter().map(|d| d.allocation_id).collect()).collect();
     let mut lq_total = 0;
     for (n, done) in tq_on.iter().enumerate() {
         let mut d = Vec::new();
@@ -205,7 +223,8 @@ fn bursts_start_at_most_once_per_period_and_lose_priority_at_the_declaration() {
     s.update_asks(2, &[any_ask(4)], &[], &[]).unwrap();
     let mut out = Vec::new();
     s.node_heartbeat(0, 1_000, &[], &mut out, 100).unwrap();
-    let burst = |s: &Scheduler| SchedulerStatus::of(s).queues.into_iter().find(|q| q.name == "root.lq").unwrap().burst.unwrap();
+    let burst =
+        |s: &Scheduler| SchedulerStatus::of(s).queues.into_iter().find(|q| q.name == "root.lq").unwrap().burst.unwrap();
     assert_eq!(burst(&s).phase, "on");
     assert_eq!(burst(&s).bursts_started, 1);
     // Four containers running for 0.5 s consume 2 vcore-seconds: the declaration is used up and
@@ -253,7 +272,11 @@ fn over_declared_burst(policy: &str, factor: i64) -> (f64, i64) {
     // whole cluster) but asks half-GB containers: its memory declaration is never used up, and
     // that must not keep its priority once the vcore-seconds are.
     let declared = 160;
-    let mut run = Run { s: scheduler(policy, &format!("<queue name=\"tq\"/>{}", lq("lq", 300, 10, declared))), now: 0, running: Vec::new() };
+    let mut run = Run {
+        s: scheduler(policy, &format!("<queue name=\"tq\"/>{}", lq("lq", 300, 10, declared))),
+        now: 0,
+        running: Vec::new(),
+    };
     add_nodes(&mut run.s, 2);
     run.s.add_app(1, "tq", "u").unwrap();
     run.s.update_asks(1, &[any_ask(1_000_000)], &[], &[]).unwrap();
@@ -271,7 +294,8 @@ fn over_declared_burst(policy: &str, factor: i64) -> (f64, i64) {
                 tq_first = Some(lq_consumed);
             }
             lq_consumed += lq_got;
-            let pending = SchedulerStatus::of(s).queues.iter().find(|q| q.name == "root.lq").unwrap().pending_containers;
+            let pending =
+                SchedulerStatus::of(s).queues.iter().find(|q| q.name == "root.lq").unwrap().pending_containers;
             if lq_consumed >= declared && pending > 0 {
                 tq_after += tq_got;
                 all_after += tq_got + lq_got as u32;
@@ -287,7 +311,10 @@ fn over_declared_burst(policy: &str, factor: i64) -> (f64, i64) {
 fn an_over_declared_burst_gets_its_declaration_first_then_shares_fairly() {
     let (tq_share, lq_first) = over_declared_burst("bopf", 4);
     // One heartbeat round of containers (16) is the most a non-preemptive burst may overshoot.
-    assert!((150..=176).contains(&lq_first), "the LQ had {lq_first} vcore-s (declared 160) when the TQ got its first container");
+    assert!(
+        (150..=176).contains(&lq_first),
+        "the LQ had {lq_first} vcore-s (declared 160) when the TQ got its first container"
+    );
     assert!(tq_share >= 0.4, "TQ share beyond the declaration {tq_share:.2}");
     let (sp_share, _) = over_declared_burst("strict-priority", 4);
     assert!(sp_share < 0.05, "strict priority must starve the TQ: {sp_share:.2}");
@@ -314,7 +341,11 @@ fn run_time_registration_returns_the_verdict_and_enforces_ownership() {
     s.unregister_queue("dash", alice).unwrap();
     assert!(s.add_app(9, "dash", "alice").is_err());
     // Registered queues survive a reload of the file.
-    s.reconfigure(parse_queue_file("<tidal><policy>bopf</policy><queue name=\"tq\"/></tidal>").unwrap(), Settings::default()).unwrap();
+    s.reconfigure(
+        parse_queue_file("<tidal><policy>bopf</policy><queue name=\"tq\"/></tidal>").unwrap(),
+        Settings::default(),
+    )
+    .unwrap();
     assert!(s.state().queue_by_name("root.huge").is_some_and(|q| !q.retired));
 }
 
@@ -327,7 +358,13 @@ struct Run {
 }
 
 impl Run {
-    fn step(&mut self, nodes: u32, step_ms: i64, task_ms: i64, mut check: impl FnMut(&Scheduler, &[tidal_core::Decision])) {
+    fn step(
+        &mut self,
+        nodes: u32,
+        step_ms: i64,
+        task_ms: i64,
+        mut check: impl FnMut(&Scheduler, &[tidal_core::Decision]),
+    ) {
         self.now += step_ms;
         for n in 0..nodes {
             let now = self.now;
@@ -428,7 +465,9 @@ fn a_burst_survives_a_stage_barrier_and_ends_with_its_apps() {
     let mut out = Vec::new();
     s.node_heartbeat(0, 1_000, &[], &mut out, 100).unwrap();
     let stage1: Vec<u64> = out.iter().map(|d| d.allocation_id).collect();
-    let phase = |s: &Scheduler| SchedulerStatus::of(s).queues.into_iter().find(|q| q.name == "root.lq").unwrap().burst.unwrap().phase;
+    let phase = |s: &Scheduler| {
+        SchedulerStatus::of(s).queues.into_iter().find(|q| q.name == "root.lq").unwrap().burst.unwrap().phase
+    };
     // Stage 1 finishes; stage 2 has not asked yet.
     s.node_heartbeat(0, 2_000, &stage1, &mut Vec::new(), 100).unwrap();
     assert_eq!(phase(&s), "on");

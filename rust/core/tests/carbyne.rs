@@ -51,7 +51,14 @@ struct Am {
 impl Am {
     fn new(key: u64, stages: Vec<StageSpec>) -> Am {
         let n = stages.len();
-        Am { key, stages, finished: vec![0; n], running: vec![Vec::new(); n], asked: vec![false; n], completed_at: None }
+        Am {
+            key,
+            stages,
+            finished: vec![0; n],
+            running: vec![Vec::new(); n],
+            asked: vec![false; n],
+            completed_at: None,
+        }
     }
 
     fn dag_json(&self) -> String {
@@ -77,7 +84,13 @@ impl Am {
             .map(|(i, s)| {
                 let r = &self.running[i];
                 let elapsed = if r.is_empty() { 0 } else { r.iter().map(|t| now - t).sum::<i64>() / r.len() as i64 };
-                format!(r#"{{"stage":"{}","finished":{},"running":{},"running_elapsed_ms":{}}}"#, s.id, self.finished[i], r.len(), elapsed)
+                format!(
+                    r#"{{"stage":"{}","finished":{},"running":{},"running_elapsed_ms":{}}}"#,
+                    s.id,
+                    self.finished[i],
+                    r.len(),
+                    elapsed
+                )
             })
             .collect();
         format!(r#"{{"version":1,"progress":[{}]}}"#, p.join(","))
@@ -198,13 +211,18 @@ fn figure2() -> Vec<Am> {
                 StageSpec { id: "S2", tasks: 5, demand: unit(1), duration_ms: 1_000, parents: vec![0, 1], priority: 5 },
             ],
         ),
-        Am::new(2, vec![StageSpec { id: "S0", tasks: 8, demand: unit(1), duration_ms: 1_000, parents: vec![], priority: 2 }]),
+        Am::new(
+            2,
+            vec![StageSpec { id: "S0", tasks: 8, demand: unit(1), duration_ms: 1_000, parents: vec![], priority: 2 }],
+        ),
     ]
 }
 
 #[test]
 fn altruism_lowers_average_jct_without_delaying_the_altruistic_job() {
-    let drf = Run::new(scheduler("carbyne", "<altruism-probability>0</altruism-probability>"), figure2(), true, unit(10)).finish();
+    let drf =
+        Run::new(scheduler("carbyne", "<altruism-probability>0</altruism-probability>"), figure2(), true, unit(10))
+            .finish();
     let carbyne = Run::new(scheduler("carbyne", ""), figure2(), true, unit(10)).finish();
     assert_eq!(drf, vec![4_000, 2_000], "DRF baseline");
     assert_eq!(carbyne, vec![4_000, 1_000], "altruism: J2 gets J1's leftover, J1 still ends at 4 s");
@@ -240,7 +258,11 @@ fn sjf_puts_unhinted_apps_last_and_tetris_packs_by_alignment() {
         s.add_app(k, "q", "u").unwrap();
         s.update_asks(k, &[ask(1, 4, unit(1))], &[], &[]).unwrap();
     }
-    let job = |dur: i64| format!(r#"{{"version":1,"stages":[{{"id":"a","tasks":4,"demand":{{"vcores":1}},"duration_ms":{dur},"priorities":[1]}}]}}"#);
+    let job = |dur: i64| {
+        format!(
+            r#"{{"version":1,"stages":[{{"id":"a","tasks":4,"demand":{{"vcores":1}},"duration_ms":{dur},"priorities":[1]}}]}}"#
+        )
+    };
     s.set_hints(2, &job(9_000)).unwrap();
     s.set_hints(3, &job(2_000)).unwrap();
     // App 1 has no hints and is waiting for its first container (its AM): it goes first.
@@ -279,10 +301,17 @@ fn hints_are_validated_and_bad_ones_change_nothing() {
     let json = am.dag_json();
     let bad: Vec<(String, &str)> = vec![
         ("{\"version\":1,".to_string(), "malformed JSON"),
-        (json.replace("\"parents\":[\"S0\",\"S1\"]", "\"parents\":[\"S0\",\"S9\"]"), "stages[2].parents[1]: unknown stage 'S9'"),
+        (
+            json.replace("\"parents\":[\"S0\",\"S1\"]", "\"parents\":[\"S0\",\"S9\"]"),
+            "stages[2].parents[1]: unknown stage 'S9'",
+        ),
         (json.replace("\"duration_ms\":3000", "\"duration_ms\":-3000"), "stages[1].duration_ms"),
         (json.replace("\"parents\":[]", "\"parents\":[\"S2\"]"), "cycle"),
-        (json.replace("\"priorities\":[2]", "\"priorities\":[7]").replace("\"priorities\":[3]", "\"priorities\":[8]"), "priorities"),
+        (
+            json.replace("\"priorities\":[2]", "\"priorities\":[7]")
+                .replace("\"priorities\":[3]", "\"priorities\":[8]"),
+            "priorities",
+        ),
         (json.clone() + &" ".repeat(tidal_core::hints::MAX_HINTS_BYTES), "exceed the limit"),
         (r#"{"version":1,"progress":[{"stage":"S7","finished":0,"running":0}]}"#.to_string(), "progress[0].stage"),
     ];

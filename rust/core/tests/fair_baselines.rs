@@ -79,7 +79,8 @@ fn hints_reply_advises_runtime_partitioning_for_stages_not_started() {
     };
     let reply = reply_with("<uwfq-target-task-sec>30</uwfq-target-task-sec>");
     // scan: 4 × 50 s = 200 s of slot-time in 30 s tasks is 7 tasks; agg: 7 s is 1 task.
-    let advised: Vec<(&str, u32, u32)> = reply.partitions.iter().map(|p| (p.stage.as_str(), p.tasks, p.advised_tasks)).collect();
+    let advised: Vec<(&str, u32, u32)> =
+        reply.partitions.iter().map(|p| (p.stage.as_str(), p.tasks, p.advised_tasks)).collect();
     assert_eq!(advised, vec![("scan", 4, 7), ("agg", 1, 1)]);
     assert!(reply.to_json().contains("\"advised_tasks\":7"));
     assert!(reply_with("").partitions.is_empty());

@@ -9,10 +9,8 @@ use tidal_core::{CoreError, Decision, Locality, Resources, Scheduler};
 const GB: i64 = 1024;
 
 fn scheduler(queues: &[(&str, f64)]) -> Scheduler {
-    let body: String = queues
-        .iter()
-        .map(|(n, w)| format!("<queue name=\"{n}\"><weight>{w}</weight></queue>"))
-        .collect();
+    let body: String =
+        queues.iter().map(|(n, w)| format!("<queue name=\"{n}\"><weight>{w}</weight></queue>")).collect();
     Scheduler::from_xml(&format!("<tidal>{body}</tidal>"), Settings::default()).unwrap()
 }
 
@@ -24,13 +22,7 @@ fn add_nodes(s: &mut Scheduler, n: u32) {
 }
 
 fn any_ask(priority: i32, n: i64, mem: i64, vcores: i64) -> Ask {
-    Ask {
-        priority,
-        location: ANY,
-        num_containers: n,
-        relax_locality: true,
-        capability: Resources::new(mem, vcores),
-    }
+    Ask { priority, location: ANY, num_containers: n, relax_locality: true, capability: Resources::new(mem, vcores) }
 }
 
 fn heartbeat(s: &mut Scheduler, node: u32, completed: &[u64]) -> Vec<Decision> {
@@ -218,8 +210,7 @@ fn op() -> impl Strategy<Value = Op> {
         (0u32..6, 1i64..16, 1i64..16).prop_map(|(n, m, c)| Op::ResizeNode(n, m * GB, c)),
         (0u64..8, any::<bool>()).prop_map(|(a, q)| Op::AddApp(a, q)),
         (0u64..8).prop_map(Op::RemoveApp),
-        (0u64..8, 0i32..4, 0i64..20, 1i64..9000, 0i64..9)
-            .prop_map(|(a, p, n, m, c)| Op::Ask(a, p, n, m, c)),
+        (0u64..8, 0i32..4, 0i64..20, 1i64..9000, 0i64..9).prop_map(|(a, p, n, m, c)| Op::Ask(a, p, n, m, c)),
         (0u32..6, 0usize..3).prop_map(|(n, k)| Op::Heartbeat(n, k)),
         (0usize..64).prop_map(Op::Release),
     ]

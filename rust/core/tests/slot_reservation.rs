@@ -240,7 +240,8 @@ fn straggler_copies_are_advised_once_idle_slots_cover_the_running_tasks() {
     let reply = s.set_hints(FG, progress).unwrap();
     assert!(reply.stragglers.is_empty(), "3 running > 1 idle slot");
     hb(&mut s, 0, 2_001, &[fg[1]]);
-    let reply = s.set_hints(FG, &progress.replace("\"finished\":1,\"running\":3", "\"finished\":2,\"running\":2")).unwrap();
+    let reply =
+        s.set_hints(FG, &progress.replace("\"finished\":1,\"running\":3", "\"finished\":2,\"running\":2")).unwrap();
     assert_eq!(reply.stragglers.len(), 1);
     let a = &reply.stragglers[0];
     assert_eq!((a.stage.as_str(), a.priority, a.idle_slots), ("m", Some(5), 2));
@@ -325,7 +326,11 @@ fn check(st: &ClusterState, s: &Scheduler) {
     for n in st.nodes.iter().flatten() {
         let sum = s.holds(n.id).iter().fold(Resources::ZERO, |acc, h| acc + h.resources);
         assert_eq!(n.reserved, sum, "node {} reserved bookkeeping", n.id);
-        assert!((n.allocated + n.reserved).fits_in(&n.capacity) || n.reserved.is_zero(), "node {} over-committed", n.id);
+        assert!(
+            (n.allocated + n.reserved).fits_in(&n.capacity) || n.reserved.is_zero(),
+            "node {} over-committed",
+            n.id
+        );
         for h in s.holds(n.id) {
             assert!(st.apps.get(h.app).is_some_and(|a| a.is_some()), "hold of a removed app");
         }

@@ -261,11 +261,9 @@ fn uwfq_serves_the_small_job_of_the_other_user_before_the_big_users_backlog() {
 
 #[test]
 fn removing_apps_and_switching_policies_keep_the_scheduler_consistent() {
-    let mut s = Scheduler::from_xml(
-        "<tidal><app-policy>fifo</app-policy><queue name=\"q\"/></tidal>",
-        Settings::default(),
-    )
-    .unwrap();
+    let mut s =
+        Scheduler::from_xml("<tidal><app-policy>fifo</app-policy><queue name=\"q\"/></tidal>", Settings::default())
+            .unwrap();
     s.add_node(1, 10, 20, Resources::new(4 * 1024, 4)).unwrap();
     for app in 1..=3 {
         s.add_app(app, "q", if app == 3 { "bob" } else { "alice" }).unwrap();

@@ -94,8 +94,11 @@ fn workload() -> impl Strategy<Value = (Vec<Job>, Vec<f64>, f64)> {
     let weights = prop::collection::vec(prop::sample::select(vec![0.5, 1.0, 2.0, 3.0]), 1..5);
     (weights, prop::sample::select(vec![1.0, 2.0, 4.0])).prop_flat_map(|(weights, r)| {
         let users = weights.len();
-        let job = (0u32..40, 0..users, 1u32..100)
-            .prop_map(|(a, user, w)| Job { arrival: a as f64 * 0.5, user, work: w as f64 * 0.1 });
+        let job = (0u32..40, 0..users, 1u32..100).prop_map(|(a, user, w)| Job {
+            arrival: a as f64 * 0.5,
+            user,
+            work: w as f64 * 0.1,
+        });
         (prop::collection::vec(job, 1..16), Just(weights), Just(r))
     })
 }
@@ -155,8 +158,14 @@ fn fifo(jobs: &[Job], r: f64) -> Vec<f64> {
 fn the_seeds_single_lmax_bound_is_exceeded_by_within_user_reordering() {
     let j = |arrival: f64, user: usize, work: f64| Job { arrival, user, work };
     let jobs = vec![
-        j(0.0, 0, 0.7), j(5.0, 0, 2.0), j(11.5, 1, 0.2), j(8.5, 0, 5.1),
-        j(16.5, 0, 0.2), j(0.0, 0, 8.3), j(0.0, 0, 3.8), j(2.5, 0, 7.4),
+        j(0.0, 0, 0.7),
+        j(5.0, 0, 2.0),
+        j(11.5, 1, 0.2),
+        j(8.5, 0, 5.1),
+        j(16.5, 0, 0.2),
+        j(0.0, 0, 8.3),
+        j(0.0, 0, 3.8),
+        j(2.5, 0, 7.4),
     ];
     let weights = [0.5, 0.5];
     let reference = ujf(&jobs, &weights, 1.0);

@@ -22,8 +22,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use tidal_core::request::Ask;
-use tidal_core::status::SchedulerStatus;
 use tidal_core::scheduler::Caller;
+use tidal_core::status::SchedulerStatus;
 use tidal_core::{Decision, Scheduler};
 
 const EXCEPTION: &str = "org/tidal/yarn/TidalException";
@@ -68,10 +68,7 @@ type BridgeResult<T> = Result<T, BridgeError>;
 
 /// Runs an entry point's body, converting errors and panics into Java exceptions. Returns
 /// `R::default()` when an exception was raised (Java ignores the value then).
-fn guard<'local, R: Default>(
-    env: &mut JNIEnv<'local>,
-    body: impl FnOnce(&mut JNIEnv<'local>) -> BridgeResult<R>,
-) -> R {
+fn guard<'local, R: Default>(env: &mut JNIEnv<'local>, body: impl FnOnce(&mut JNIEnv<'local>) -> BridgeResult<R>) -> R {
     log_buffer::install();
     let outcome = catch_unwind(AssertUnwindSafe(|| body(env)));
     let (class, message) = match outcome {
@@ -152,13 +149,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_create<'l>(
         read_longs(env, &settings, &mut raw)?;
         let scheduler = Scheduler::from_xml(&xml, wire::settings(&raw)?)?;
         let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
-        let inst = Instance {
-            scheduler,
-            decisions: Vec::new(),
-            longs: Vec::new(),
-            ids: Vec::new(),
-            asks: Vec::new(),
-        };
+        let inst = Instance { scheduler, decisions: Vec::new(), longs: Vec::new(), ids: Vec::new(), asks: Vec::new() };
         INSTANCES.write().insert(handle, Arc::new(Mutex::new(inst)));
         Ok(handle)
     })

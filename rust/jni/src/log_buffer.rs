@@ -26,8 +26,7 @@ struct Buffer {
     dropped: u64,
 }
 
-static BUFFER: Lazy<Mutex<Buffer>> =
-    Lazy::new(|| Mutex::new(Buffer { lines: VecDeque::new(), dropped: 0 }));
+static BUFFER: Lazy<Mutex<Buffer>> = Lazy::new(|| Mutex::new(Buffer { lines: VecDeque::new(), dropped: 0 }));
 static INSTALL: Once = Once::new();
 
 fn push(line: String) {

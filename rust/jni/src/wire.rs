@@ -43,10 +43,7 @@ pub fn allocation_id(v: i64) -> WireResult<AllocationId> {
 /// `[minMem, minVcores, maxMem, maxVcores, maxAssignPerHeartbeat]`.
 pub fn settings(raw: &[i64]) -> WireResult<Settings> {
     if raw.len() != SETTINGS_LEN {
-        return Err(WireError(format!(
-            "settings array has {} values, expected {SETTINGS_LEN}",
-            raw.len()
-        )));
+        return Err(WireError(format!("settings array has {} values, expected {SETTINGS_LEN}", raw.len())));
     }
     let max_assign = u32::try_from(raw[4])
         .map_err(|_| WireError(format!("max assignments per heartbeat {} is out of range", raw[4])))?;
@@ -61,16 +58,13 @@ pub fn settings(raw: &[i64]) -> WireResult<Settings> {
 pub fn decode_asks(raw: &[i64], out: &mut Vec<Ask>) -> WireResult<()> {
     out.clear();
     if raw.len() % ASK_STRIDE != 0 {
-        return Err(WireError(format!(
-            "ask array length {} is not a multiple of {ASK_STRIDE}",
-            raw.len()
-        )));
+        return Err(WireError(format!("ask array length {} is not a multiple of {ASK_STRIDE}", raw.len())));
     }
     for (i, rec) in raw.chunks_exact(ASK_STRIDE).enumerate() {
-        let priority = i32::try_from(rec[0])
-            .map_err(|_| WireError(format!("ask {i}: priority {} out of range", rec[0])))?;
-        let location = u32::try_from(rec[1])
-            .map_err(|_| WireError(format!("ask {i}: location id {} out of range", rec[1])))?;
+        let priority =
+            i32::try_from(rec[0]).map_err(|_| WireError(format!("ask {i}: priority {} out of range", rec[0])))?;
+        let location =
+            u32::try_from(rec[1]).map_err(|_| WireError(format!("ask {i}: location id {} out of range", rec[1])))?;
         let relax_locality = match rec[3] {
             0 => false,
             1 => true,

@@ -36,16 +36,27 @@ pub fn spec(case: BenchCase, policy: &str) -> Spec {
         _ => (10_000, 10_000, 2.0, 0.2),
     };
     let machine = ResourceSpec(
-        [("memory_mb", 131072), ("vcores", 20), ("disk_read_mbps", 4000), ("disk_write_mbps", 2000), ("net_in_mbps", 10000), ("net_out_mbps", 10000)]
-            .iter()
-            .map(|(k, v)| (k.to_string(), *v))
-            .collect(),
+        [
+            ("memory_mb", 131072),
+            ("vcores", 20),
+            ("disk_read_mbps", 4000),
+            ("disk_write_mbps", 2000),
+            ("net_in_mbps", 10000),
+            ("net_out_mbps", 10000),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), *v))
+        .collect(),
     );
     Spec {
         name: format!("bench-{machines}"),
         seed: 11,
         cluster: ClusterSpec { machines, machines_per_rack: 40, machine },
-        scheduler: SchedulerSpec { policy: Some(policy.into()), app_policy: app_policy(case).map(Into::into), ..Default::default() },
+        scheduler: SchedulerSpec {
+            policy: Some(policy.into()),
+            app_policy: app_policy(case).map(Into::into),
+            ..Default::default()
+        },
         sim: SimSpec::default(),
         workload: WorkloadSpec::Carbyne {
             source: SourceSpec::Generator { family: Family::Tpcds, scale },

@@ -112,16 +112,33 @@ impl Findings {
 
     /// Like [`Findings::trend`], reported but not failing the experiment, for an effect whose
     /// fidelity work is still open (`why` says where).
-    pub fn reported_trend(&mut self, name: impl Into<String>, subject: Verdict, baseline: Option<Verdict>, why: &'static str) {
+    pub fn reported_trend(
+        &mut self,
+        name: impl Into<String>,
+        subject: Verdict,
+        baseline: Option<Verdict>,
+        why: &'static str,
+    ) {
         self.push(Check { name: name.into(), subject, baseline, enforced: Err(why) });
     }
 
     /// `a` lower than `b` (a completion time, a slowdown); the baseline is `b` against itself,
     /// which must not count as lower.
-    pub fn lower(&mut self, name: impl Into<String>, a: (&str, f64), b: (&str, f64), enforced: Result<(), &'static str>) {
+    pub fn lower(
+        &mut self,
+        name: impl Into<String>,
+        a: (&str, f64),
+        b: (&str, f64),
+        enforced: Result<(), &'static str>,
+    ) {
         let lower = |x: f64, y: f64| x < y;
-        let subject = Verdict { who: format!("{} vs {}", a.0, b.0), holds: lower(a.1, b.1), detail: format!("{:.2} vs {:.2}", a.1, b.1) };
-        let baseline = Verdict { who: format!("{} vs itself", b.0), holds: lower(b.1, b.1), detail: format!("{:.2}", b.1) };
+        let subject = Verdict {
+            who: format!("{} vs {}", a.0, b.0),
+            holds: lower(a.1, b.1),
+            detail: format!("{:.2} vs {:.2}", a.1, b.1),
+        };
+        let baseline =
+            Verdict { who: format!("{} vs itself", b.0), holds: lower(b.1, b.1), detail: format!("{:.2}", b.1) };
         self.push(Check { name: name.into(), subject, baseline: Some(baseline), enforced });
     }
 
@@ -146,7 +163,8 @@ impl Findings {
 
     pub fn loaded_as(&mut self, who: &str, s: &Summary, enforced: Result<(), &'static str>) {
         let u = utilization(s);
-        let subject = Verdict { who: who.into(), holds: u >= MIN_LOADED_UTILIZATION, detail: format!("{:.0}% busy", 100.0 * u) };
+        let subject =
+            Verdict { who: who.into(), holds: u >= MIN_LOADED_UTILIZATION, detail: format!("{:.0}% busy", 100.0 * u) };
         let name = format!("loaded run (>= {:.0}% busy)", 100.0 * MIN_LOADED_UTILIZATION);
         self.push(Check { name, subject, baseline: None, enforced });
     }
@@ -195,11 +213,27 @@ pub fn write_csvs(f: &Findings, dir: &std::path::Path) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_path(dir.join("paper.csv"))?;
     w.write_record(["metric", "paper", "ours", "ratio", "within_25pct"])?;
     for r in &f.rows {
-        w.write_record([r.metric.clone(), r.paper.to_string(), format!("{:.4}", r.ours), format!("{:.4}", r.ratio()), r.within().to_string()])?;
+        w.write_record([
+            r.metric.clone(),
+            r.paper.to_string(),
+            format!("{:.4}", r.ours),
+            format!("{:.4}", r.ratio()),
+            r.within().to_string(),
+        ])?;
     }
     w.flush()?;
     let mut w = csv::Writer::from_path(dir.join("checks.csv"))?;
-    w.write_record(["check", "verdict", "enforced", "subject", "subject_holds", "subject_detail", "baseline", "baseline_holds", "baseline_detail"])?;
+    w.write_record([
+        "check",
+        "verdict",
+        "enforced",
+        "subject",
+        "subject_holds",
+        "subject_detail",
+        "baseline",
+        "baseline_holds",
+        "baseline_detail",
+    ])?;
     for c in &f.checks {
         let b = c.baseline.as_ref();
         w.write_record([
@@ -235,7 +269,8 @@ pub fn markdown(all: &[(&str, Findings)], full: bool) -> String {
             md.push_str("| metric | paper | Tidal | ratio | verdict |\n|---|---:|---:|---:|---|\n");
             for r in &f.rows {
                 let verdict = if r.within() { "within ±25%" } else { "outside" };
-                let _ = writeln!(md, "| {} | {:.2} | {:.2} | {:.2} | {verdict} |", r.metric, r.paper, r.ours, r.ratio());
+                let _ =
+                    writeln!(md, "| {} | {:.2} | {:.2} | {:.2} | {verdict} |", r.metric, r.paper, r.ours, r.ratio());
             }
             md.push('\n');
         }
@@ -255,7 +290,10 @@ pub fn progress_bar(len: usize, show: bool) -> indicatif::ProgressBar {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len as u64);
-    bar.set_style(indicatif::ProgressStyle::with_template("experiments [{elapsed_precise}] {bar:30} {pos}/{len} {msg}").expect("valid template"));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("experiments [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .expect("valid template"),
+    );
     bar
 }
 

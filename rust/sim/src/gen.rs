@@ -67,11 +67,31 @@ impl Family {
 
     pub fn shape(self) -> Shape {
         match self {
-            Family::Tpcds => Shape { stages: pct(8.0, 23.0), barriers: pct(1.0, 4.0), critical_path: pct(5.0, 8.0), disjoint_paths: pct(4.0, 15.0) },
-            Family::Tpch => Shape { stages: pct(8.0, 12.0), barriers: pct(2.0, 4.0), critical_path: pct(5.0, 7.0), disjoint_paths: pct(3.0, 7.0) },
-            Family::Bigbench => Shape { stages: pct(7.0, 19.0), barriers: pct(2.0, 6.0), critical_path: pct(5.0, 8.0), disjoint_paths: pct(2.0, 10.0) },
+            Family::Tpcds => Shape {
+                stages: pct(8.0, 23.0),
+                barriers: pct(1.0, 4.0),
+                critical_path: pct(5.0, 8.0),
+                disjoint_paths: pct(4.0, 15.0),
+            },
+            Family::Tpch => Shape {
+                stages: pct(8.0, 12.0),
+                barriers: pct(2.0, 4.0),
+                critical_path: pct(5.0, 7.0),
+                disjoint_paths: pct(3.0, 7.0),
+            },
+            Family::Bigbench => Shape {
+                stages: pct(7.0, 19.0),
+                barriers: pct(2.0, 6.0),
+                critical_path: pct(5.0, 8.0),
+                disjoint_paths: pct(2.0, 10.0),
+            },
             // Ours: a load stage and 5-20 iterations in one chain.
-            Family::Mllib => Shape { stages: pct(10.0, 20.0), barriers: pct(0.0, 0.0), critical_path: pct(10.0, 20.0), disjoint_paths: pct(1.0, 1.0) },
+            Family::Mllib => Shape {
+                stages: pct(10.0, 20.0),
+                barriers: pct(0.0, 0.0),
+                critical_path: pct(10.0, 20.0),
+                disjoint_paths: pct(1.0, 1.0),
+            },
         }
     }
 
@@ -80,11 +100,35 @@ impl Family {
     /// minutes to tens of minutes on a loaded 100-machine cluster, as Carbyne reports.
     pub fn task_model(self) -> TaskModel {
         match self {
-            Family::Tpcds => TaskModel { tasks_per_stage: 40.0, tasks_sigma: 1.0, stage_duration_ms: 9000.0, stage_duration_sigma: 0.8, task_duration_sigma: 0.25 },
-            Family::Tpch => TaskModel { tasks_per_stage: 30.0, tasks_sigma: 0.9, stage_duration_ms: 7000.0, stage_duration_sigma: 0.7, task_duration_sigma: 0.25 },
-            Family::Bigbench => TaskModel { tasks_per_stage: 25.0, tasks_sigma: 1.1, stage_duration_ms: 10000.0, stage_duration_sigma: 0.9, task_duration_sigma: 0.3 },
+            Family::Tpcds => TaskModel {
+                tasks_per_stage: 40.0,
+                tasks_sigma: 1.0,
+                stage_duration_ms: 9000.0,
+                stage_duration_sigma: 0.8,
+                task_duration_sigma: 0.25,
+            },
+            Family::Tpch => TaskModel {
+                tasks_per_stage: 30.0,
+                tasks_sigma: 0.9,
+                stage_duration_ms: 7000.0,
+                stage_duration_sigma: 0.7,
+                task_duration_sigma: 0.25,
+            },
+            Family::Bigbench => TaskModel {
+                tasks_per_stage: 25.0,
+                tasks_sigma: 1.1,
+                stage_duration_ms: 10000.0,
+                stage_duration_sigma: 0.9,
+                task_duration_sigma: 0.3,
+            },
             // Iterations are short and alike: one width and one duration per job, little spread.
-            Family::Mllib => TaskModel { tasks_per_stage: 32.0, tasks_sigma: 0.5, stage_duration_ms: 3000.0, stage_duration_sigma: 0.4, task_duration_sigma: 0.15 },
+            Family::Mllib => TaskModel {
+                tasks_per_stage: 32.0,
+                tasks_sigma: 0.5,
+                stage_duration_ms: 3000.0,
+                stage_duration_sigma: 0.4,
+                task_duration_sigma: 0.15,
+            },
         }
     }
 }
@@ -221,13 +265,19 @@ fn iterative<R: Rng>(rng: &mut R, scale: f64, name: String) -> JobTemplate {
     let family = Family::Mllib;
     let m = family.task_model();
     let n_stages = draw_count(rng, family.shape().stages, 2);
-    let width = ((LogNormal::new(m.tasks_per_stage.ln(), m.tasks_sigma).expect("finite").sample(rng) * scale).round() as usize).clamp(1, 5000);
-    let median = LogNormal::new(m.stage_duration_ms.ln(), m.stage_duration_sigma).expect("finite").sample(rng).clamp(500.0, 600_000.0);
+    let width = ((LogNormal::new(m.tasks_per_stage.ln(), m.tasks_sigma).expect("finite").sample(rng) * scale).round()
+        as usize)
+        .clamp(1, 5000);
+    let median = LogNormal::new(m.stage_duration_ms.ln(), m.stage_duration_sigma)
+        .expect("finite")
+        .sample(rng)
+        .clamp(500.0, 600_000.0);
     let spread = Normal::new(0.0, m.task_duration_sigma).expect("finite");
     let demand = stage_demand(rng, 1);
     let stages = (0..n_stages)
         .map(|i| {
-            let durations_ms = (0..width).map(|_| (median * spread.sample(rng).exp()).clamp(100.0, 3_600_000.0) as u32).collect();
+            let durations_ms =
+                (0..width).map(|_| (median * spread.sample(rng).exp()).clamp(100.0, 3_600_000.0) as u32).collect();
             let parents = if i == 0 { Vec::new() } else { vec![i as u32 - 1] };
             Stage { name: format!("s{i}"), parents, demand, durations_ms }
         })
@@ -280,7 +330,12 @@ mod tests {
                 let stages: Vec<Stage> = parents
                     .into_iter()
                     .enumerate()
-                    .map(|(k, p)| Stage { name: format!("{i}.{k}"), parents: p, demand: Resources::new(1, 1), durations_ms: vec![1] })
+                    .map(|(k, p)| Stage {
+                        name: format!("{i}.{k}"),
+                        parents: p,
+                        demand: Resources::new(1, 1),
+                        durations_ms: vec![1],
+                    })
                     .collect();
                 validate_stages(&stages).unwrap();
                 stats.push(dag_stats(&stages));

@@ -155,14 +155,20 @@ impl HintWriter {
     /// The DAG document of `job`.
     pub fn dag(&mut self, job: &Job) -> Result<&str> {
         self.buf.clear();
-        serde_json::to_writer(&mut self.buf, &DagDoc { version: tidal_core::hints::HINTS_VERSION, stages: Stages(job) })?;
+        serde_json::to_writer(
+            &mut self.buf,
+            &DagDoc { version: tidal_core::hints::HINTS_VERSION, stages: Stages(job) },
+        )?;
         self.finish()
     }
 
     /// A progress-only document.
     pub fn progress(&mut self, entries: &[ProgressEntry]) -> Result<&str> {
         self.buf.clear();
-        serde_json::to_writer(&mut self.buf, &ProgressOnly { version: tidal_core::hints::HINTS_VERSION, progress: Progress(entries) })?;
+        serde_json::to_writer(
+            &mut self.buf,
+            &ProgressOnly { version: tidal_core::hints::HINTS_VERSION, progress: Progress(entries) },
+        )?;
         self.finish()
     }
 }
@@ -175,11 +181,25 @@ mod tests {
     #[test]
     fn documents_follow_the_schema() {
         let stages = vec![
-            Stage { name: "map".into(), parents: vec![], demand: Resources::new(2048, 1), durations_ms: vec![1000, 3000] },
+            Stage {
+                name: "map".into(),
+                parents: vec![],
+                demand: Resources::new(2048, 1),
+                durations_ms: vec![1000, 3000],
+            },
             Stage { name: "map".into(), parents: vec![0], demand: Resources::new(1024, 2), durations_ms: vec![500] },
         ];
         let estimates = estimates_of(&stages);
-        let job = Job { name: "j".into(), queue: "q".into(), user: "u".into(), class: "c".into(), arrival_ms: 0, deadline_ms: None, stages, estimates };
+        let job = Job {
+            name: "j".into(),
+            queue: "q".into(),
+            user: "u".into(),
+            class: "c".into(),
+            arrival_ms: 0,
+            deadline_ms: None,
+            stages,
+            estimates,
+        };
         let mut w = HintWriter::default();
         let v: serde_json::Value = serde_json::from_str(w.dag(&job).unwrap()).unwrap();
         assert_eq!(

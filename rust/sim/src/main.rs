@@ -1,6 +1,6 @@
 use anyhow::{bail, Context, Result};
-use std::io::Write;
 use clap::{Parser, Subcommand};
+use std::io::Write;
 use std::path::PathBuf;
 use tidal_sim::bench::{self, BenchCase};
 use tidal_sim::experiments::{self, Scale};
@@ -84,7 +84,11 @@ fn read_jcts(path: &PathBuf) -> Result<Vec<f64>> {
     let mut v = Vec::new();
     for (i, rec) in r.records().enumerate() {
         let rec = rec.with_context(|| format!("{}: line {}", file.display(), i + 2))?;
-        v.push(rec[col].parse::<f64>().with_context(|| format!("{}: line {}: jct_s '{}'", file.display(), i + 2, &rec[col]))?);
+        v.push(
+            rec[col]
+                .parse::<f64>()
+                .with_context(|| format!("{}: line {}: jct_s '{}'", file.display(), i + 2, &rec[col]))?,
+        );
     }
     Ok(v)
 }
@@ -127,8 +131,13 @@ fn main_inner(cli: Cli) -> Result<()> {
         Cmd::Experiment { name, scale, out, list, swap } => {
             if list || name.is_none() {
                 for e in experiments::EXPERIMENTS {
-                    let missing: Vec<&str> = e.policies.iter().copied().filter(|p| runner::check_policy(p).is_err()).collect();
-                    let note = if missing.is_empty() { String::new() } else { format!(" [needs policies: {}]", missing.join(", ")) };
+                    let missing: Vec<&str> =
+                        e.policies.iter().copied().filter(|p| runner::check_policy(p).is_err()).collect();
+                    let note = if missing.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [needs policies: {}]", missing.join(", "))
+                    };
                     say!("{:<16} {}{}", e.name, e.about, note);
                 }
                 return Ok(());

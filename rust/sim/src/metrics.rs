@@ -76,12 +76,8 @@ pub fn improvement(base: &JctStats, new: &JctStats) -> Improvement {
 /// Percentiles of the per-job factors of improvement (jobs matched by position), the way
 /// Carbyne's Tables 3 and 4 read.
 pub fn per_job_improvement(base: &RunOutput, new: &RunOutput) -> Improvement {
-    let mut f: Vec<f64> = base
-        .jobs
-        .iter()
-        .zip(&new.jobs)
-        .map(|(b, n)| b.jct_ms().max(1) as f64 / n.jct_ms().max(1) as f64)
-        .collect();
+    let mut f: Vec<f64> =
+        base.jobs.iter().zip(&new.jobs).map(|(b, n)| b.jct_ms().max(1) as f64 / n.jct_ms().max(1) as f64).collect();
     f.sort_by(f64::total_cmp);
     Improvement {
         avg: f.iter().sum::<f64>() / f.len().max(1) as f64,
@@ -199,7 +195,11 @@ pub fn summarize(run: &RunOutput, window_ms: i64) -> Summary {
                 queue: q.clone(),
                 jobs: run.jobs.iter().filter(|j| j.queue == short || j.queue == *q).count(),
                 jct: jct(&|j| j.queue == short || j.queue == *q),
-                long_term_dominant_share: if sh.is_empty() { 0.0 } else { sh.iter().map(|&x| x as f64).sum::<f64>() / sh.len() as f64 },
+                long_term_dominant_share: if sh.is_empty() {
+                    0.0
+                } else {
+                    sh.iter().map(|&x| x as f64).sum::<f64>() / sh.len() as f64
+                },
             }
         })
         .collect();
@@ -228,7 +228,6 @@ impl RunOutput {
         self.machines
     }
 }
-
 
 #[cfg(test)]
 mod tests {

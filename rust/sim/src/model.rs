@@ -203,7 +203,12 @@ mod tests {
     use super::*;
 
     pub(crate) fn stage(name: &str, parents: &[u32], tasks: usize) -> Stage {
-        Stage { name: name.into(), parents: parents.to_vec(), demand: Resources::new(1024, 1), durations_ms: vec![1000; tasks] }
+        Stage {
+            name: name.into(),
+            parents: parents.to_vec(),
+            demand: Resources::new(1024, 1),
+            durations_ms: vec![1000; tasks],
+        }
     }
 
     #[test]

@@ -9,7 +9,18 @@ use std::path::Path;
 
 pub fn write_jobs_csv(run: &RunOutput, path: &Path) -> Result<()> {
     let mut w = csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
-    w.write_record(["job", "queue", "class", "arrival_s", "start_s", "finish_s", "jct_s", "deadline_s", "met_deadline", "tasks"])?;
+    w.write_record([
+        "job",
+        "queue",
+        "class",
+        "arrival_s",
+        "start_s",
+        "finish_s",
+        "jct_s",
+        "deadline_s",
+        "met_deadline",
+        "tasks",
+    ])?;
     for j in &run.jobs {
         let s = |ms: i64| format!("{:.3}", ms as f64 / 1000.0);
         w.write_record([
@@ -71,9 +82,15 @@ pub fn plot_shares(run: &RunOutput, path: &Path) -> Result<()> {
         .map_err(plot_err(path))?;
     chart.configure_mesh().x_desc("time (s)").y_desc("dominant share").draw().map_err(plot_err(path))?;
     // LQ bursts: from each deadline job's arrival to its deadline (its ON period), shaded.
-    let on = run.jobs.iter().filter_map(|j| j.deadline_ms.map(|d| (j.arrival_ms as f64 / 1000.0, (d as f64 / 1000.0).min(t_end))));
+    let on = run
+        .jobs
+        .iter()
+        .filter_map(|j| j.deadline_ms.map(|d| (j.arrival_ms as f64 / 1000.0, (d as f64 / 1000.0).min(t_end))));
     chart
-        .draw_series(on.filter(|(a, _)| *a < t_end).map(|(a, d)| Rectangle::new([(a, 0.0), (d, 1.0)], RGBColor(120, 120, 120).mix(0.15).filled())))
+        .draw_series(
+            on.filter(|(a, _)| *a < t_end)
+                .map(|(a, d)| Rectangle::new([(a, 0.0), (d, 1.0)], RGBColor(120, 120, 120).mix(0.15).filled())),
+        )
         .map_err(plot_err(path))?;
     for (k, &q) in order.iter().enumerate() {
         let color = Palette99::pick(k).to_rgba();
@@ -84,7 +101,12 @@ pub fn plot_shares(run: &RunOutput, path: &Path) -> Result<()> {
             .label(run.queues[q].clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(plot_err(path))?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_err(path))?;
     root.present().map_err(plot_err(path))?;
     Ok(())
 }
@@ -94,8 +116,12 @@ pub fn plot_jct_cdf(runs: &[(&str, &RunOutput)], class: Option<&str>, path: &Pat
     let series: Vec<(String, Vec<f64>)> = runs
         .iter()
         .map(|(label, r)| {
-            let mut v: Vec<f64> =
-                r.jobs.iter().filter(|j| class.map_or(true, |c| j.class == c)).map(|j| j.jct_ms() as f64 / 1000.0).collect();
+            let mut v: Vec<f64> = r
+                .jobs
+                .iter()
+                .filter(|j| class.map_or(true, |c| j.class == c))
+                .map(|j| j.jct_ms() as f64 / 1000.0)
+                .collect();
             v.sort_by(f64::total_cmp);
             (label.to_string(), v)
         })
@@ -104,13 +130,21 @@ pub fn plot_jct_cdf(runs: &[(&str, &RunOutput)], class: Option<&str>, path: &Pat
     let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(plot_err(path))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(format!("CDF of {} completion times", class.map_or("job".into(), |c| format!("{c} job"))), ("sans-serif", 18))
+        .caption(
+            format!("CDF of {} completion times", class.map_or("job".into(), |c| format!("{c} job"))),
+            ("sans-serif", 18),
+        )
         .margin(10)
         .x_label_area_size(35)
         .y_label_area_size(45)
         .build_cartesian_2d(0.0..max * 1.02, 0.0..1.0)
         .map_err(plot_err(path))?;
-    chart.configure_mesh().x_desc("job completion time (s)").y_desc("fraction of jobs").draw().map_err(plot_err(path))?;
+    chart
+        .configure_mesh()
+        .x_desc("job completion time (s)")
+        .y_desc("fraction of jobs")
+        .draw()
+        .map_err(plot_err(path))?;
     for (k, (label, v)) in series.iter().enumerate() {
         let color = Palette99::pick(k).to_rgba();
         let n = v.len().max(1) as f64;
@@ -121,7 +155,12 @@ pub fn plot_jct_cdf(runs: &[(&str, &RunOutput)], class: Option<&str>, path: &Pat
             .label(label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(plot_err(path))?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_err(path))?;
     root.present().map_err(plot_err(path))?;
     Ok(())
 }

@@ -37,7 +37,10 @@ pub fn check_queue_policy(name: &str) -> Result<()> {
 /// Fails with a clear message when this build's core has no such app policy.
 pub fn check_app_policy(name: &str) -> Result<()> {
     if AppPolicyKind::parse(name).is_none() {
-        bail!("app policy '{name}' is not available in this build (available: {})", available_app_policies().join(", "));
+        bail!(
+            "app policy '{name}' is not available in this build (available: {})",
+            available_app_policies().join(", ")
+        );
     }
     Ok(())
 }
@@ -62,7 +65,10 @@ fn app_policy_xml(s: &SchedulerSpec) -> Result<String> {
     let knob = |field: &str, wanted: &str| -> Result<()> {
         match s.app_policy.as_deref() {
             Some(p) if p == wanted => Ok(()),
-            other => bail!("scheduler.{field} applies to app_policy \"{wanted}\", not {}", other.map_or("the default fifo".into(), |p| format!("\"{p}\""))),
+            other => bail!(
+                "scheduler.{field} applies to app_policy \"{wanted}\", not {}",
+                other.map_or("the default fifo".into(), |p| format!("\"{p}\""))
+            ),
         }
     };
     if let Some(p) = s.altruism_probability {
@@ -142,7 +148,10 @@ pub fn queue_xml(
 ) -> Result<String> {
     let reservation = scheduler.slot_reservation.as_ref();
     if let Some(unknown) = reservation.and_then(|r| r.queues.iter().find(|q| !queues.contains(q))) {
-        bail!("scheduler.slot_reservation.queues names '{unknown}', which is not a queue of the workload ({})", queues.join(", "));
+        bail!(
+            "scheduler.slot_reservation.queues names '{unknown}', which is not a queue of the workload ({})",
+            queues.join(", ")
+        );
     }
     let mut x = format!("<tidal>\n  <policy>{policy}</policy>\n{app_policy}");
     for q in queues {
@@ -218,7 +227,8 @@ pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
         straggler_copies: spec.sim.straggler_copies,
         stop_after_class: spec.sim.stop_after_class.clone(),
     };
-    let cluster = ClusterConfig { machines: spec.cluster.machines, machines_per_rack: spec.cluster.machines_per_rack, capacity };
+    let cluster =
+        ClusterConfig { machines: spec.cluster.machines, machines_per_rack: spec.cluster.machines_per_rack, capacity };
     Ok(Prepared { cluster, settings, queue_xml, jobs: w.jobs, cfg, window_ms: spec.sim.fairness_window_ms })
 }
 

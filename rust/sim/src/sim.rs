@@ -514,7 +514,10 @@ impl<'a> Engine<'a> {
             // of its oldest running task without one, the pairing the scheduler makes too.
             rt.copy_asks[stage] = rt.copy_asks[stage].saturating_sub(1);
             let of = rt.copyless[stage].pop_first().ok_or_else(|| {
-                anyhow!("job '{}' stage {stage}: a container beyond its tasks with no task to copy", self.jobs[job].name)
+                anyhow!(
+                    "job '{}' stage {stage}: a container beyond its tasks with no task to copy",
+                    self.jobs[job].name
+                )
             })?;
             Some(of)
         };
@@ -527,7 +530,14 @@ impl<'a> Engine<'a> {
         for (acc, v) in self.allocated.iter_mut().zip(d.resources.0.iter()) {
             *acc += *v as f64 * dur as f64;
         }
-        let task = RunningTask { job: job as u32, stage: stage as u16, copy: copy_of.is_some(), node: n, start: now, end: now + dur };
+        let task = RunningTask {
+            job: job as u32,
+            stage: stage as u16,
+            copy: copy_of.is_some(),
+            node: n,
+            start: now,
+            end: now + dur,
+        };
         self.running.insert(d.allocation_id, task);
         self.push(now + dur, K_TASK_END, n, d.allocation_id);
         if let Some(of) = copy_of {
@@ -553,7 +563,10 @@ impl<'a> Engine<'a> {
             }
             for advice in self.sched.straggler_candidates(Self::app_key(job)) {
                 let stages = self.jobs[job].stages.len();
-                let Some(stage) = advice.priority.and_then(|p| usize::try_from(p - 1).ok()).filter(|&s| s < stages) else { continue };
+                let Some(stage) = advice.priority.and_then(|p| usize::try_from(p - 1).ok()).filter(|&s| s < stages)
+                else {
+                    continue;
+                };
                 let rt = self.rt[job].as_ref().expect("running job");
                 let st = &self.jobs[job].stages[stage];
                 if (rt.started[stage] as usize) < st.tasks() {
@@ -624,7 +637,12 @@ impl<'a> Engine<'a> {
             }
             rt.reported[s] = (finished, running);
             let elapsed = if running > 0 { (now - rt.run_start_sum[s] / running as i64).max(0) } else { 0 };
-            self.progress_buf.push(ProgressEntry { stage: s as u32, finished, running, running_elapsed_ms: elapsed as u64 });
+            self.progress_buf.push(ProgressEntry {
+                stage: s as u32,
+                finished,
+                running,
+                running_elapsed_ms: elapsed as u64,
+            });
         }
         rt.last_progress_ms = now;
         if self.progress_buf.is_empty() {
@@ -632,9 +650,9 @@ impl<'a> Engine<'a> {
         }
         let doc = self.hints.progress(&self.progress_buf)?;
         self.stats.hint_documents += 1;
-        self.sched
-            .set_hints(Self::app_key(job), doc)
-            .map_err(|e| anyhow!("job '{}': the scheduler refused the progress hints its AM sent: {e}", self.jobs[job].name))?;
+        self.sched.set_hints(Self::app_key(job), doc).map_err(|e| {
+            anyhow!("job '{}': the scheduler refused the progress hints its AM sent: {e}", self.jobs[job].name)
+        })?;
         Ok(())
     }
 
@@ -819,10 +837,19 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
     for j in jobs {
         for s in &j.stages {
             let norm = normalize(0, s.demand, &settings).map_err(|e| {
-                anyhow!("job '{}' stage '{}': {e} (does cluster.machine declare every resource the tasks use?)", j.name, s.name)
+                anyhow!(
+                    "job '{}' stage '{}': {e} (does cluster.machine declare every resource the tasks use?)",
+                    j.name,
+                    s.name
+                )
             })?;
             if !norm.fits_in(&cluster.capacity) {
-                bail!("job '{}' stage '{}': a task needs {norm}, more than a whole machine {}", j.name, s.name, cluster.capacity);
+                bail!(
+                    "job '{}' stage '{}': a task needs {norm}, more than a whole machine {}",
+                    j.name,
+                    s.name,
+                    cluster.capacity
+                );
             }
         }
     }
@@ -987,17 +1014,15 @@ pub fn run(cluster: &ClusterConfig, mut sched: Scheduler, jobs: &[Job], cfg: &Si
         .iter()
         .zip(e.rt.iter())
         .filter_map(|(j, r)| r.as_ref().filter(|r| r.finish_ms >= 0).map(|r| (j, r)))
-        .map(|(j, r)| {
-            JobRecord {
-                name: j.name.clone(),
-                queue: j.queue.clone(),
-                class: j.class.clone(),
-                arrival_ms: j.arrival_ms,
-                start_ms: r.start_ms,
-                finish_ms: r.finish_ms,
-                deadline_ms: j.deadline_ms,
-                tasks: j.stages.iter().map(|s| s.tasks() as u64).sum(),
-            }
+        .map(|(j, r)| JobRecord {
+            name: j.name.clone(),
+            queue: j.queue.clone(),
+            class: j.class.clone(),
+            arrival_ms: j.arrival_ms,
+            start_ms: r.start_ms,
+            finish_ms: r.finish_ms,
+            deadline_ms: j.deadline_ms,
+            tasks: j.stages.iter().map(|s| s.tasks() as u64).sum(),
         })
         .collect();
     e.stats.wall_s = wall.elapsed().as_secs_f64();
@@ -1026,12 +1051,26 @@ mod tests {
     use tidal_core::config::Settings;
 
     fn stage(parents: &[u32], durations: &[u32]) -> Stage {
-        Stage { name: format!("s{parents:?}"), parents: parents.to_vec(), demand: Resources::new(1024, 1), durations_ms: durations.to_vec() }
+        Stage {
+            name: format!("s{parents:?}"),
+            parents: parents.to_vec(),
+            demand: Resources::new(1024, 1),
+            durations_ms: durations.to_vec(),
+        }
     }
 
     fn job(name: &str, queue: &str, arrival_ms: i64, stages: Vec<Stage>) -> Job {
         let estimates = crate::model::estimates_of(&stages);
-        Job { name: name.into(), queue: queue.into(), user: queue.into(), class: "job".into(), arrival_ms, deadline_ms: None, stages, estimates }
+        Job {
+            name: name.into(),
+            queue: queue.into(),
+            user: queue.into(),
+            class: "job".into(),
+            arrival_ms,
+            deadline_ms: None,
+            stages,
+            estimates,
+        }
     }
 
     fn cfg(am: bool) -> SimConfig {

@@ -379,7 +379,8 @@ impl Spec {
 
     /// Reads a spec; file paths inside become absolute (relative to the spec's directory).
     pub fn load(path: &Path) -> Result<Spec> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read spec file {}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read spec file {}", path.display()))?;
         let json = path.extension().is_some_and(|e| e == "json");
         let mut spec = Spec::from_str(&text, json).with_context(|| format!("spec file {}", path.display()))?;
         let base = path.parent().unwrap_or(Path::new("."));
@@ -400,7 +401,9 @@ impl Spec {
         };
         let fix_src = |s: &mut SourceSpec| match s {
             SourceSpec::Generator { .. } => {}
-            SourceSpec::TpchSpark { file, .. } | SourceSpec::Swim { file, .. } | SourceSpec::Sls { file, .. } => fix(file),
+            SourceSpec::TpchSpark { file, .. } | SourceSpec::Swim { file, .. } | SourceSpec::Sls { file, .. } => {
+                fix(file)
+            }
         };
         match &mut self.workload {
             WorkloadSpec::Carbyne { source, .. } => fix_src(source),
@@ -452,7 +455,11 @@ impl Spec {
             WorkloadSpec::Bopf { lq, tq } => {
                 for (i, l) in lq.iter().enumerate() {
                     if !(l.period_s > 0.0 && l.period_s.is_finite()) {
-                        bail!("workload.lq[{i}] ('{}'): period_s must be a positive number, not {}", l.name, l.period_s);
+                        bail!(
+                            "workload.lq[{i}] ('{}'): period_s must be a positive number, not {}",
+                            l.name,
+                            l.period_s
+                        );
                     }
                     for (field, v) in [("declared_factor", l.declared_factor), ("job_scale", l.job_scale)] {
                         if !(v > 0.0 && v.is_finite()) {
@@ -468,7 +475,11 @@ impl Spec {
                         );
                     }
                     if !(l.peak_share >= 0.0 && l.peak_share.is_finite()) {
-                        bail!("workload.lq[{i}] ('{}'): peak_share must be a non-negative number, not {}", l.name, l.peak_share);
+                        bail!(
+                            "workload.lq[{i}] ('{}'): peak_share must be a non-negative number, not {}",
+                            l.name,
+                            l.peak_share
+                        );
                     }
                     if l.max_stages == Some(0) {
                         bail!("workload.lq[{i}] ('{}'): max_stages must be at least 1", l.name);
@@ -492,7 +503,8 @@ impl Spec {
                     bail!("workload.users must list at least one user");
                 }
                 for (i, u) in users.iter().enumerate() {
-                    let ok_name = !u.name.is_empty() && u.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                    let ok_name =
+                        !u.name.is_empty() && u.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
                     if !ok_name {
                         bail!("workload.users[{i}].name '{}' must be letters, digits, '_' or '-'", u.name);
                     }
@@ -504,7 +516,10 @@ impl Spec {
                             bail!("workload.users[{i}] ('{}'): arrivals.mean_interarrival_s must be positive", u.name)
                         }
                         UserArrivals::Bursts { every_s, size } if !(every_s > 0.0) || size == 0 => {
-                            bail!("workload.users[{i}] ('{}'): arrivals.every_s and arrivals.size must be positive", u.name)
+                            bail!(
+                                "workload.users[{i}] ('{}'): arrivals.every_s and arrivals.size must be positive",
+                                u.name
+                            )
                         }
                         _ => {}
                     }

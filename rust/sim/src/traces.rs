@@ -165,7 +165,12 @@ pub fn parse_tpch_spark(text: &str, opts: &TpchOptions) -> Result<Vec<JobTemplat
                 r.set(ResourceKind::NetOutMbps, 50);
                 r
             });
-            stages.push(Stage { name: format!("stage{}", s.id), parents: std::mem::take(&mut parents[i]), demand: d, durations_ms });
+            stages.push(Stage {
+                name: format!("stage{}", s.id),
+                parents: std::mem::take(&mut parents[i]),
+                demand: d,
+                durations_ms,
+            });
         }
         let job = JobTemplate { name: format!("tpch-{}", q.query), stages, arrival_ms: None, queue: None };
         job.validate().map_err(ctx)?;
@@ -248,18 +253,17 @@ pub fn parse_swim(text: &str, opts: &SwimOptions) -> Result<Vec<JobTemplate>> {
         if f.len() < 6 {
             bail!("line {ln}: expected 6 tab-separated fields (id, submit s, gap s, input, shuffle, output bytes), found {}", f.len());
         }
-        let num = |k: usize, what: &str| -> Result<f64> {
-            f[k].trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| anyhow!("line {ln}: field {} ({what}): '{}' is not a non-negative number", k + 1, f[k]))
-        };
+        let num =
+            |k: usize, what: &str| -> Result<f64> {
+                f[k].trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(|| {
+                    anyhow!("line {ln}: field {} ({what}): '{}' is not a non-negative number", k + 1, f[k])
+                })
+            };
         let submit = num(1, "submit time")?;
-        let (input, shuffle, output) = (num(3, "map input bytes")?, num(4, "shuffle bytes")?, num(5, "reduce output bytes")?);
-        let duration = |bytes: f64| {
-            (opts.task_base_ms as f64 + 1000.0 * bytes / opts.task_bytes_per_sec).min(3_600_000.0) as u32
-        };
+        let (input, shuffle, output) =
+            (num(3, "map input bytes")?, num(4, "shuffle bytes")?, num(5, "reduce output bytes")?);
+        let duration =
+            |bytes: f64| (opts.task_base_ms as f64 + 1000.0 * bytes / opts.task_bytes_per_sec).min(3_600_000.0) as u32;
         let maps = ((input / opts.bytes_per_map).ceil() as usize).clamp(1, opts.max_tasks_per_stage);
         let mut stages = vec![Stage {
             name: "map".into(),
@@ -276,7 +280,12 @@ pub fn parse_swim(text: &str, opts: &SwimOptions) -> Result<Vec<JobTemplate>> {
                 durations_ms: vec![duration((shuffle + output) / reduces as f64); reduces],
             });
         }
-        jobs.push(JobTemplate { name: f[0].trim().to_string(), stages, arrival_ms: Some((submit * 1000.0) as i64), queue: None });
+        jobs.push(JobTemplate {
+            name: f[0].trim().to_string(),
+            stages,
+            arrival_ms: Some((submit * 1000.0) as i64),
+            queue: None,
+        });
     }
     if jobs.is_empty() {
         bail!("the trace has no job line");
@@ -367,7 +376,11 @@ pub fn parse_sls(text: &str, _opts: &SlsOptions) -> Result<Vec<JobTemplate>> {
             let is_reduce = match ty {
                 "map" => false,
                 "reduce" => true,
-                other => return Err(job_ctx(format!("field job.tasks[{k}].container.type: '{other}' (expected map or reduce)"))),
+                other => {
+                    return Err(job_ctx(format!(
+                        "field job.tasks[{k}].container.type: '{other}' (expected map or reduce)"
+                    )))
+                }
             };
             let prio = f("container.priority")?.unwrap_or(20);
             let mem = match f("container.memory-mb")? {
@@ -379,8 +392,7 @@ pub fn parse_sls(text: &str, _opts: &SlsOptions) -> Result<Vec<JobTemplate>> {
                 groups.entry((is_reduce, prio, mem, vcores)).or_default().push(dur as u32);
             }
         }
-        let map_stages: Vec<u32> =
-            groups.keys().enumerate().filter(|(_, k)| !k.0).map(|(i, _)| i as u32).collect();
+        let map_stages: Vec<u32> = groups.keys().enumerate().filter(|(_, k)| !k.0).map(|(i, _)| i as u32).collect();
         let stages: Vec<Stage> = groups
             .into_iter()
             .map(|((is_reduce, prio, mem, vcores), durations_ms)| Stage {
@@ -435,13 +447,20 @@ mod tests {
 
     #[test]
     fn tpch_bad_inputs_are_named() {
-        let e = format!("{:#}", parse_tpch_spark(&TPCH.replace("[[0,1]]", "[[0,9]]"), &TpchOptions::default()).unwrap_err());
+        let e = format!(
+            "{:#}",
+            parse_tpch_spark(&TPCH.replace("[[0,1]]", "[[0,9]]"), &TpchOptions::default()).unwrap_err()
+        );
         assert!(e.contains("q1") && e.contains("edges[0]") && e.contains("unknown stage"), "{e}");
-        let e = format!("{:#}", parse_tpch_spark(&TPCH.replace("[[0,1]]", "[[0,1],[1,0]]"), &TpchOptions::default()).unwrap_err());
+        let e = format!(
+            "{:#}",
+            parse_tpch_spark(&TPCH.replace("[[0,1]]", "[[0,1],[1,0]]"), &TpchOptions::default()).unwrap_err()
+        );
         assert!(e.contains("cycle"), "{e}");
         let j = parse_tpch_spark(&TPCH.replace("\"num_tasks\":3", "\"num_tasks\":4"), &TpchOptions::default()).unwrap();
         assert_eq!(j[0].stages[0].durations_ms, vec![5, 6, 7, 5], "num_tasks wins, durations repeat");
-        let e = format!("{:#}", parse_tpch_spark("{\"format\":\n\"dag-trace-v1\",", &TpchOptions::default()).unwrap_err());
+        let e =
+            format!("{:#}", parse_tpch_spark("{\"format\":\n\"dag-trace-v1\",", &TpchOptions::default()).unwrap_err());
         assert!(e.contains("line 2"), "{e}");
         let o = TpchOptions { executors: 2, task_demand: Some(ResourceSpec([("gpus".to_string(), 1)].into())) };
         assert!(format!("{:#}", parse_tpch_spark(TPCH, &o).unwrap_err()).contains("unknown resource 'gpus'"));
@@ -479,7 +498,14 @@ mod tests {
         assert_eq!(jobs[1].stages[0].durations_ms, vec![9]);
         let e = format!("{:#}", parse_sls("{\"job.tasks\":[{\"count\":1}]}", &SlsOptions::default()).unwrap_err());
         assert!(e.contains("line 1") && e.contains("no duration"), "{e}");
-        let e = format!("{:#}", parse_sls("\n\n{\"job.tasks\":[{\"duration.ms\":1,\"container.type\":\"shuffle\"}]}", &SlsOptions::default()).unwrap_err());
+        let e = format!(
+            "{:#}",
+            parse_sls(
+                "\n\n{\"job.tasks\":[{\"duration.ms\":1,\"container.type\":\"shuffle\"}]}",
+                &SlsOptions::default()
+            )
+            .unwrap_err()
+        );
         assert!(e.contains("line 3") && e.contains("container.type"), "{e}");
         assert!(parse_sls("{\"job.tasks\": [", &SlsOptions::default()).is_err());
     }

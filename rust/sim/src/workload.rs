@@ -119,7 +119,8 @@ const LQ_DRAWS: usize = 1_000_000;
 
 /// The critical path with every task at its stage's mean duration.
 fn mean_critical_path_ms(stages: &[Stage]) -> i64 {
-    let even: Vec<Stage> = stages.iter().map(|s| Stage { durations_ms: vec![s.mean_duration_ms() as u32], ..s.clone() }).collect();
+    let even: Vec<Stage> =
+        stages.iter().map(|s| Stage { durations_ms: vec![s.mean_duration_ms() as u32], ..s.clone() }).collect();
     critical_path_ms(&even)
 }
 
@@ -195,7 +196,15 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
     };
     let err_all = sim.error_applies_to == ErrorScope::All;
     match w {
-        WorkloadSpec::Carbyne { source, jobs: n, arrivals, mean_interarrival_s, time_scale, queues: nq, trace_queues } => {
+        WorkloadSpec::Carbyne {
+            source,
+            jobs: n,
+            arrivals,
+            mean_interarrival_s,
+            time_scale,
+            queues: nq,
+            trace_queues,
+        } => {
             let templates: Vec<JobTemplate> = match (source, arrivals) {
                 (SourceSpec::Generator { .. }, _) => {
                     let n = n.unwrap_or(0);
@@ -225,7 +234,9 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                     }
                     Arrivals::Trace => match tpl.arrival_ms {
                         Some(a) => ((a - first_trace) as f64 * time_scale) as i64,
-                        None => bail!("job '{}' has no arrival time in the trace; use arrivals = \"poisson\"", tpl.name),
+                        None => {
+                            bail!("job '{}' has no arrival time in the trace; use arrivals = \"poisson\"", tpl.name)
+                        }
                     },
                 };
                 let queue = if *trace_queues {
@@ -262,7 +273,8 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                 // the traces' few short ones), so rare shapes cost a bounded number of draws.
                 let fits = |t: &JobTemplate| {
                     // The critical path as the job will run: with equal tasks when they are made equal.
-                    let cp = if l.uniform_tasks { mean_critical_path_ms(&t.stages) } else { critical_path_ms(&t.stages) };
+                    let cp =
+                        if l.uniform_tasks { mean_critical_path_ms(&t.stages) } else { critical_path_ms(&t.stages) };
                     cp_range.contains(&cp) && t.stages.len() <= max_stages
                 };
                 let mut pool = Vec::new();
@@ -384,7 +396,9 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                 let queue = if *queue_per_user { u.name.clone() } else { "default".to_string() };
                 use_queue(&queue, &mut queues);
                 let exp = match &u.arrivals {
-                    UserArrivals::Poisson { mean_interarrival_s } => Exp::new(1.0 / (mean_interarrival_s * 1000.0)).ok(),
+                    UserArrivals::Poisson { mean_interarrival_s } => {
+                        Exp::new(1.0 / (mean_interarrival_s * 1000.0)).ok()
+                    }
                     UserArrivals::Bursts { .. } => None,
                 };
                 let mut t = u.first_arrival_s * 1000.0;
@@ -396,7 +410,9 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                             }
                             t as i64
                         }
-                        UserArrivals::Bursts { every_s, size } => ((u.first_arrival_s + (k / size) as f64 * every_s) * 1000.0) as i64,
+                        UserArrivals::Bursts { every_s, size } => {
+                            ((u.first_arrival_s + (k / size) as f64 * every_s) * 1000.0) as i64
+                        }
                     };
                     let mut tpl = draw(&mut cache, &u.source, &mut rng, format!("{}-{k}", u.name))?;
                     let estimates = estimates_of(&tpl.stages);
@@ -431,7 +447,12 @@ mod tests {
     #[test]
     fn perturbation_keeps_means_and_positivity() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let mut stages = vec![Stage { name: "s".into(), parents: vec![], demand: Resources::new(1000, 4), durations_ms: vec![1000; 20_000] }];
+        let mut stages = vec![Stage {
+            name: "s".into(),
+            parents: vec![],
+            demand: Resources::new(1000, 4),
+            durations_ms: vec![1000; 20_000],
+        }];
         perturb(&mut stages, 0.3, &mut rng);
         let mean = stages[0].durations_ms.iter().map(|&d| d as f64).sum::<f64>() / 20_000.0;
         assert!((mean - 1000.0).abs() < 15.0, "{mean}");
@@ -443,7 +464,12 @@ mod tests {
     fn declarations_cover_the_largest_need_and_only_used_resources() {
         let job = |tasks: usize, ms: u32| JobTemplate {
             name: "j".into(),
-            stages: vec![Stage { name: "s".into(), parents: vec![], demand: Resources::new(1024, 2), durations_ms: vec![ms; tasks] }],
+            stages: vec![Stage {
+                name: "s".into(),
+                parents: vec![],
+                demand: Resources::new(1024, 2),
+                durations_ms: vec![ms; tasks],
+            }],
             arrival_ms: None,
             queue: None,
         };
@@ -461,7 +487,12 @@ mod tests {
 
     #[test]
     fn peak_scaling_fills_the_cluster() {
-        let mut stages = vec![Stage { name: "s".into(), parents: vec![], demand: Resources::new(1024, 1), durations_ms: vec![5, 6] }];
+        let mut stages = vec![Stage {
+            name: "s".into(),
+            parents: vec![],
+            demand: Resources::new(1024, 1),
+            durations_ms: vec![5, 6],
+        }];
         scale_to_peak(&mut stages, &Resources::new(1024 * 100, 1000), 1.0);
         assert_eq!(stages[0].tasks(), 100);
         assert_eq!(&stages[0].durations_ms[..4], &[5, 6, 5, 6]);

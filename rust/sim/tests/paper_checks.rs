@@ -24,7 +24,12 @@ fn run_small(name: &str) -> Findings {
 /// The check whose name contains `part`; there must be exactly one.
 fn check<'a>(f: &'a Findings, part: &str) -> &'a Check {
     let found: Vec<&Check> = f.checks.iter().filter(|c| c.name.contains(part)).collect();
-    assert_eq!(found.len(), 1, "checks named like '{part}': {:?}", f.checks.iter().map(|c| &c.name).collect::<Vec<_>>());
+    assert_eq!(
+        found.len(),
+        1,
+        "checks named like '{part}': {:?}",
+        f.checks.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
     found[0]
 }
 
@@ -78,7 +83,8 @@ fn bopf_fig9_small_protects_tqs_and_strict_priority_does_not() {
     // Strict priority in BoPF's place: every TQ-protection check fails, and the two policies
     // the paper separates give identical schedules.
     let e = experiments::find("bopf-fig9").unwrap();
-    let as_sp = experiments::run_swapped(e, Scale::Small, &out("bopf-fig9-as-sp"), Some(("bopf", "strict-priority"))).unwrap();
+    let as_sp =
+        experiments::run_swapped(e, Scale::Small, &out("bopf-fig9-as-sp"), Some(("bopf", "strict-priority"))).unwrap();
     fails(&as_sp, "TQs protected");
     fails(&as_sp, "x8: BoPF protects TQs at least 2x better than strict priority");
     fails(&as_sp, "BoPF (x8) and strict priority (x8) schedule differently");
@@ -102,8 +108,13 @@ fn experiments_needing_missing_policies_refuse_clearly() {
         for p in e.policies {
             runner::check_policy(p).unwrap();
         }
-        let err = experiments::run_swapped(e, Scale::Small, &out(e.name), Some(("drf", "lottery"))).unwrap_err().to_string();
-        assert!(err.contains(&format!("experiment {} cannot run", e.name)) && err.contains("policy 'lottery' is not available in this build"), "{err}");
+        let err =
+            experiments::run_swapped(e, Scale::Small, &out(e.name), Some(("drf", "lottery"))).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("experiment {} cannot run", e.name))
+                && err.contains("policy 'lottery' is not available in this build"),
+            "{err}"
+        );
     }
     assert!(experiments::find("nope").is_err());
 }
@@ -119,10 +130,16 @@ fn shipped_generator_specs_run_deterministically() {
     }
     let a = runner::run_spec(&spec, false).unwrap();
     let b = runner::run_spec(&spec, false).unwrap();
-    assert_eq!(a.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>(), b.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>());
+    assert_eq!(
+        a.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>(),
+        b.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>()
+    );
     spec.seed += 1;
     let c = runner::run_spec(&spec, false).unwrap();
-    assert_ne!(a.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>(), c.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>());
+    assert_ne!(
+        a.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>(),
+        c.jobs.iter().map(|j| j.finish_ms).collect::<Vec<_>>()
+    );
     for f in ["bopf-bigbench-8tq-drf.toml", "facebook-swim-drf.toml", "tpch-spark-drf.toml"] {
         let s = Spec::load(&dir.join(f)).unwrap();
         s.validate().unwrap();
@@ -221,15 +238,18 @@ fn run_toml(name: &str, text: String) -> Result<tidal_sim::sim::RunOutput, Strin
 #[test]
 fn slot_reservation_settings_are_checked() {
     let spec = |reservation: &str, lq_extra: &str| {
-        let lq = format!("period_s = 100.0\njobs = 1\n{lq_extra}\nsource = {{ type = \"generator\", family = \"mllib\" }}");
+        let lq =
+            format!("period_s = 100.0\njobs = 1\n{lq_extra}\nsource = {{ type = \"generator\", family = \"mllib\" }}");
         bopf_toml("strict-priority", reservation, 1, &lq)
     };
     let run = run_toml;
-    let ok = run("reserve-ok.toml", spec("slot_reservation = { queues = [\"fg\"], isolation_probability = 0.4 }", "")).unwrap();
+    let ok = run("reserve-ok.toml", spec("slot_reservation = { queues = [\"fg\"], isolation_probability = 0.4 }", ""))
+        .unwrap();
     assert_eq!(ok.jobs.len(), 2);
     let err = run("reserve-queue.toml", spec("slot_reservation = { queues = [\"fgg\"] }", "")).unwrap_err();
     assert!(err.contains("slot_reservation.queues") && err.contains("'fgg'"), "{err}");
-    let err = run("reserve-p.toml", spec("slot_reservation = { queues = [\"fg\"], isolation_probability = 1.5 }", "")).unwrap_err();
+    let err = run("reserve-p.toml", spec("slot_reservation = { queues = [\"fg\"], isolation_probability = 1.5 }", ""))
+        .unwrap_err();
     assert!(err.contains("isolation-probability"), "{err}");
     let err = run("reserve-alpha.toml", spec("", "pareto_shape = 0.9")).unwrap_err();
     assert!(err.contains("pareto_shape"), "{err}");
@@ -255,7 +275,14 @@ fn app_policy_knobs_are_checked() {
 #[test]
 fn sub_second_lq_periods_run_and_bad_lq_knobs_are_named() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let spec = |lq_extra: &str| bopf_toml("bopf", "", 2, &format!("jobs = 3\n{lq_extra}\nsource = {{ type = \"generator\", family = \"tpch\" }}"));
+    let spec = |lq_extra: &str| {
+        bopf_toml(
+            "bopf",
+            "",
+            2,
+            &format!("jobs = 3\n{lq_extra}\nsource = {{ type = \"generator\", family = \"tpch\" }}"),
+        )
+    };
     let run = run_toml;
     let ok = run("lq-subsecond.toml", spec("period_s = 0.5")).unwrap();
     assert_eq!(ok.jobs.len(), 5);

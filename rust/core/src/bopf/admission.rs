@@ -182,12 +182,7 @@ pub struct AdmissionConfig {
 
 impl AdmissionConfig {
     pub fn new(capacity: Resources) -> Self {
-        AdmissionConfig {
-            capacity,
-            n_min: default_n_min(),
-            mode: BopfMode::Bopf,
-            resolution_ms: DEFAULT_RESOLUTION_MS,
-        }
+        AdmissionConfig { capacity, n_min: default_n_min(), mode: BopfMode::Bopf, resolution_ms: DEFAULT_RESOLUTION_MS }
     }
 }
 
@@ -221,11 +216,7 @@ pub struct AdmittedQueue<'a> {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum AdmissionError {
     #[error("queue '{queue}': {field} {problem}")]
-    InvalidSpec {
-        queue: String,
-        field: String,
-        problem: String,
-    },
+    InvalidSpec { queue: String, field: String, problem: String },
     #[error("admission config: {field} {problem}")]
     InvalidConfig { field: String, problem: String },
     #[error("queue '{0}' is already admitted")]
@@ -235,11 +226,7 @@ pub enum AdmissionError {
 }
 
 fn spec_error(queue: &str, field: impl Into<String>, problem: impl Into<String>) -> AdmissionError {
-    AdmissionError::InvalidSpec {
-        queue: queue.to_string(),
-        field: field.into(),
-        problem: problem.into(),
-    }
+    AdmissionError::InvalidSpec { queue: queue.to_string(), field: field.into(), problem: problem.into() }
 }
 
 fn check_name_weight(name: &str, weight: f64) -> Result<(), AdmissionError> {
@@ -247,11 +234,7 @@ fn check_name_weight(name: &str, weight: f64) -> Result<(), AdmissionError> {
         return Err(spec_error(name, "name", "must not be empty"));
     }
     if !weight.is_finite() || weight <= 0.0 {
-        return Err(spec_error(
-            name,
-            "weight",
-            format!("must be finite and positive, got {weight}"),
-        ));
+        return Err(spec_error(name, "weight", format!("must be finite and positive, got {weight}")));
     }
     Ok(())
 }
@@ -286,11 +269,7 @@ impl LqSpec {
         for kind in ResourceKind::ALL {
             let v = b.demand.get(kind);
             if v < 0 {
-                return Err(spec_error(
-                    q,
-                    format!("burst.demand.{}", kind.name()),
-                    format!("is negative ({v})"),
-                ));
+                return Err(spec_error(q, format!("burst.demand.{}", kind.name()), format!("is negative ({v})")));
             }
         }
         if b.demand.is_zero() {
@@ -304,11 +283,7 @@ impl LqSpec {
             .and_then(|x| x.checked_add(self.start_ms))
             .and_then(|x| x.checked_add(b.deadline_ms));
         if !matches!(end, Some(e) if e <= MAX_TIME_MS) {
-            return Err(spec_error(
-                q,
-                "cycles",
-                format!("put the last burst beyond {MAX_TIME_MS} ms"),
-            ));
+            return Err(spec_error(q, "cycles", format!("put the last burst beyond {MAX_TIME_MS} ms")));
         }
         Ok(())
     }
@@ -328,8 +303,7 @@ impl LqSpec {
         let mut out = Resources::ZERO;
         for k in 0..DIMS {
             let num = i128::from(self.burst.demand.0[k]) * 1000;
-            out.0[k] =
-                ceil_div(num, i128::from(self.burst.deadline_ms)).min(i64::MAX as i128) as i64;
+            out.0[k] = ceil_div(num, i128::from(self.burst.deadline_ms)).min(i64::MAX as i128) as i64;
         }
         out
     }
@@ -423,11 +397,7 @@ fn fair_share_violation(burst: &BurstSpec, cap: &Resources, m: u64) -> Option<Sh
         let lhs = i128::from(d) * i128::from(m) * 1000;
         let rhs = i128::from(cap.0[k]) * i128::from(burst.period_ms);
         if lhs > rhs {
-            let share = if cap.0[k] > 0 {
-                lhs as f64 / rhs as f64
-            } else {
-                f64::INFINITY
-            };
+            let share = if cap.0[k] > 0 { lhs as f64 / rhs as f64 } else { f64::INFINITY };
             if worst.map_or(true, |(s, _)| share > s) {
                 worst = Some((share, k));
             }
@@ -508,12 +478,8 @@ fn class_index(c: AdmissionClass) -> usize {
 
 impl AdmissionController {
     pub fn new(config: AdmissionConfig) -> Result<Self, AdmissionError> {
-        let bad = |field: &str, problem: String| {
-            Err(AdmissionError::InvalidConfig {
-                field: field.to_string(),
-                problem,
-            })
-        };
+        let bad =
+            |field: &str, problem: String| Err(AdmissionError::InvalidConfig { field: field.to_string(), problem });
         if config.resolution_ms == 0 {
             return bad("resolution_ms", "must be positive".into());
         }
@@ -580,23 +546,16 @@ impl AdmissionController {
     pub fn queues(&self) -> Vec<AdmittedQueue<'_>> {
         let mut v: Vec<&Entry> = self.entries.iter().flatten().collect();
         v.sort_by_key(|e| e.seq);
-        v.into_iter()
-            .map(|e| AdmittedQueue {
-                spec: &e.spec,
-                class: e.class,
-            })
-            .collect()
+        v.into_iter().map(|e| AdmittedQueue { spec: &e.spec, class: e.class }).collect()
     }
 
     /// The rate an H or S queue is entitled to while a burst is ON (`demand / deadline`, rounded
     /// up); `None` for TQs, Elastic LQs and unknown queues.
     pub fn guaranteed_rate(&self, name: &str) -> Option<Resources> {
         match self.entry(name)? {
-            Entry {
-                spec: QueueSpec::Lq(lq),
-                class: AdmissionClass::Hard | AdmissionClass::Soft,
-                ..
-            } => Some(lq.rate_ceil()),
+            Entry { spec: QueueSpec::Lq(lq), class: AdmissionClass::Hard | AdmissionClass::Soft, .. } => {
+                Some(lq.rate_ceil())
+            }
             _ => None,
         }
     }
@@ -606,11 +565,7 @@ impl AdmissionController {
     pub fn committed_share(&self, from_ms: u64, to_ms: u64) -> [f64; DIMS] {
         let res = self.config.resolution_ms;
         let (lo, hi) = (from_ms / res, to_ms.div_ceil(res));
-        let peak = if lo < hi {
-            self.profile.max_over(&[(lo, hi)])
-        } else {
-            [0; DIMS]
-        };
+        let peak = if lo < hi { self.profile.max_over(&[(lo, hi)]) } else { [0; DIMS] };
         self.to_shares(&peak)
     }
 
@@ -649,11 +604,7 @@ impl AdmissionController {
             if f64::from_bits(bits) < bound * (1.0 - 1e-9) {
                 break;
             }
-            let Some(Entry {
-                spec: QueueSpec::Lq(lq),
-                ..
-            }) = &self.entries[id as usize]
-            else {
+            let Some(Entry { spec: QueueSpec::Lq(lq), .. }) = &self.entries[id as usize] else {
                 unreachable!("safety index holds only admitted LQs");
             };
             if let Some(v) = fair_share_violation(&lq.burst, &self.config.capacity, m) {
@@ -664,9 +615,7 @@ impl AdmissionController {
     }
 
     fn safety_reason(&self, id: u32, v: &ShareViolation, m: u64) -> String {
-        let name = self.entries[id as usize]
-            .as_ref()
-            .map_or("?", |e| e.spec.name());
+        let name = self.entries[id as usize].as_ref().map_or("?", |e| e.spec.name());
         format!(
             "safety condition (1) fails for admitted queue '{}' on {}: {}",
             name,
@@ -681,10 +630,7 @@ impl AdmissionController {
         let mut rate = [0i64; DIMS];
         for (k, r) in rate.iter_mut().enumerate() {
             let d = lq.burst.demand.0[k];
-            let exact = ceil_div(
-                i128::from(d) * 1000 * i128::from(RATE_SCALE),
-                i128::from(lq.burst.deadline_ms),
-            );
+            let exact = ceil_div(i128::from(d) * 1000 * i128::from(RATE_SCALE), i128::from(lq.burst.deadline_ms));
             *r = exact.min(i128::from(self.cap_fp[k]) + 1) as i64;
         }
         rate
@@ -701,22 +647,13 @@ impl AdmissionController {
             }
             let total = committed[k] + rate_fp[k];
             fits &= total <= self.cap_fp[k];
-            let load = if self.cap_fp[k] > 0 {
-                total as f64 / self.cap_fp[k] as f64
-            } else {
-                f64::INFINITY
-            };
+            let load = if self.cap_fp[k] > 0 { total as f64 / self.cap_fp[k] as f64 } else { f64::INFINITY };
             if worst.map_or(true, |(l, _)| load > l) {
                 worst = Some((load, k));
             }
         }
         let (_, worst) = worst.expect("validated demand is non-zero");
-        ResourceCheck {
-            rate_fp,
-            worst,
-            committed_fp: committed[worst],
-            fits,
-        }
+        ResourceCheck { rate_fp, worst, committed_fp: committed[worst], fits }
     }
 
     fn resource_numbers(&self, rc: &ResourceCheck, windows: u32) -> String {
@@ -742,18 +679,9 @@ impl AdmissionController {
     fn safety_and_fairness(&self, lq: &LqSpec) -> Option<Decision> {
         let m = self.m_for_new();
         let n_plus_1 = self.len() as u64 + 1;
-        let decision = |class, failed, reason| Decision {
-            queue: lq.name.clone(),
-            class,
-            failed: Some(failed),
-            reason,
-        };
+        let decision = |class, failed, reason| Decision { queue: lq.name.clone(), class, failed: Some(failed), reason };
         if let Some((id, v)) = self.safety_violation(m) {
-            return Some(decision(
-                AdmissionClass::Rejected,
-                Condition::Safety,
-                self.safety_reason(id, &v, m),
-            ));
+            return Some(decision(AdmissionClass::Rejected, Condition::Safety, self.safety_reason(id, &v, m)));
         }
         let v = fair_share_violation(&lq.burst, &self.config.capacity, m)?;
         let reason = format!(
@@ -761,30 +689,20 @@ impl AdmissionController {
             v.kind.name(),
             v.describe(m, n_plus_1, self.config.n_min)
         );
-        Some(decision(
-            AdmissionClass::Elastic,
-            Condition::Fairness,
-            reason,
-        ))
+        Some(decision(AdmissionClass::Elastic, Condition::Fairness, reason))
     }
 
     /// The class condition (3) gives an LQ that passed (1) and (2).
     fn resource_decision(&self, lq: &LqSpec, rc: &ResourceCheck) -> Decision {
         let numbers = self.resource_numbers(rc, lq.cycles);
         let (class, failed, reason) = if rc.fits {
-            (
-                AdmissionClass::Hard,
-                None,
-                format!("safety (1), fairness (2) and resource (3) hold; {numbers}"),
-            )
+            (AdmissionClass::Hard, None, format!("safety (1), fairness (2) and resource (3) hold; {numbers}"))
         } else {
             match self.config.mode {
                 BopfMode::Bopf => (
                     AdmissionClass::Soft,
                     Some(Condition::Resource),
-                    format!(
-                        "resource condition (3) fails {numbers}; safety (1) and fairness (2) hold"
-                    ),
+                    format!("resource condition (3) fails {numbers}; safety (1) and fairness (2) hold"),
                 ),
                 BopfMode::NBopf => (
                     AdmissionClass::Elastic,
@@ -793,12 +711,7 @@ impl AdmissionController {
                 ),
             }
         };
-        Decision {
-            queue: lq.name.clone(),
-            class,
-            failed,
-            reason,
-        }
+        Decision { queue: lq.name.clone(), class, failed, reason }
     }
 
     /// Runs conditions (1)-(3) for `lq` against the current state without changing it.
@@ -825,12 +738,7 @@ impl AdmissionController {
                 ),
             ),
         };
-        Decision {
-            queue: tq.name.clone(),
-            class,
-            failed,
-            reason,
-        }
+        Decision { queue: tq.name.clone(), class, failed, reason }
     }
 
     fn check_new(&self, spec: &QueueSpec) -> Result<(), AdmissionError> {
@@ -926,35 +834,20 @@ impl AdmissionController {
         }
         self.by_name.insert(spec.name().to_string(), id);
         self.counts[class_index(class)] += 1;
-        self.entries[id as usize] = Some(Entry {
-            spec,
-            class,
-            seq: self.next_seq,
-            rate_fp,
-        });
+        self.entries[id as usize] = Some(Entry { spec, class, seq: self.next_seq, rate_fp });
         self.next_seq += 1;
     }
 
     fn share_key(&self, spec: &QueueSpec, id: u32) -> ShareKey {
-        let QueueSpec::Lq(lq) = spec else {
-            unreachable!("only LQs hold guarantees")
-        };
-        (
-            long_term_share(&lq.burst, &self.config.capacity).to_bits(),
-            id,
-        )
+        let QueueSpec::Lq(lq) = spec else { unreachable!("only LQs hold guarantees") };
+        (long_term_share(&lq.burst, &self.config.capacity).to_bits(), id)
     }
 
     /// Removes an admitted queue and releases its commitment; returns the class it held. Classes
     /// of the remaining queues are unchanged until [`AdmissionController::reevaluate`].
     pub fn remove(&mut self, name: &str) -> Result<AdmissionClass, AdmissionError> {
-        let id = self
-            .by_name
-            .remove(name)
-            .ok_or_else(|| AdmissionError::UnknownQueue(name.to_string()))?;
-        let entry = self.entries[id as usize]
-            .take()
-            .expect("name index points at a live entry");
+        let id = self.by_name.remove(name).ok_or_else(|| AdmissionError::UnknownQueue(name.to_string()))?;
+        let entry = self.entries[id as usize].take().expect("name index points at a live entry");
         self.free.push(id);
         self.counts[class_index(entry.class)] -= 1;
         if matches!(entry.class, AdmissionClass::Hard | AdmissionClass::Soft) {
@@ -969,9 +862,7 @@ impl AdmissionController {
 
     /// Adds (`sign = 1`) or releases (`sign = -1`) an H queue's rate over its windows.
     fn commit(&mut self, spec: &QueueSpec, rate_fp: &[i64; DIMS], sign: i64) {
-        let QueueSpec::Lq(lq) = spec else {
-            unreachable!("only LQs are hard")
-        };
+        let QueueSpec::Lq(lq) = spec else { unreachable!("only LQs are hard") };
         let mut ranges = std::mem::take(&mut self.scratch);
         lq.slot_ranges(self.config.resolution_ms, &mut ranges);
         let mut delta = *rate_fp;
@@ -994,40 +885,28 @@ impl AdmissionController {
             .filter_map(|(id, e)| {
                 let e = e.as_ref()?;
                 let lq = matches!(e.spec, QueueSpec::Lq(_));
-                (lq && matches!(e.class, AdmissionClass::Soft | AdmissionClass::Elastic))
-                    .then_some((e.seq, id as u32))
+                (lq && matches!(e.class, AdmissionClass::Soft | AdmissionClass::Elastic)).then_some((e.seq, id as u32))
             })
             .collect();
         candidates.sort_unstable();
         let mut changes = Vec::new();
         let mut ranges = std::mem::take(&mut self.scratch);
         for (_, id) in candidates {
-            let entry = self.entries[id as usize]
-                .as_ref()
-                .expect("candidate is live");
-            let QueueSpec::Lq(lq) = &entry.spec else {
-                unreachable!()
-            };
+            let entry = self.entries[id as usize].as_ref().expect("candidate is live");
+            let QueueSpec::Lq(lq) = &entry.spec else { unreachable!() };
             let from = entry.class;
-            if from == AdmissionClass::Elastic
-                && fair_share_violation(&lq.burst, &self.config.capacity, m).is_some()
-            {
+            if from == AdmissionClass::Elastic && fair_share_violation(&lq.burst, &self.config.capacity, m).is_some() {
                 continue;
             }
             lq.slot_ranges(self.config.resolution_ms, &mut ranges);
             let rc = self.resource_check(lq, &self.profile.max_over(&ranges));
             let numbers = self.resource_numbers(&rc, lq.cycles);
             let (to, reason) = if rc.fits {
-                (
-                    AdmissionClass::Hard,
-                    format!("resource condition (3) now holds {numbers}"),
-                )
+                (AdmissionClass::Hard, format!("resource condition (3) now holds {numbers}"))
             } else if from == AdmissionClass::Elastic && self.config.mode == BopfMode::Bopf {
                 (
                     AdmissionClass::Soft,
-                    format!(
-                        "fairness condition (2) now holds; resource condition (3) fails {numbers}"
-                    ),
+                    format!("fairness condition (2) now holds; resource condition (3) fails {numbers}"),
                 )
             } else {
                 continue;
@@ -1040,23 +919,12 @@ impl AdmissionController {
             if from == AdmissionClass::Elastic {
                 self.guaranteed.insert(key);
             }
-            let e = self.entries[id as usize]
-                .as_mut()
-                .expect("candidate is live");
+            let e = self.entries[id as usize].as_mut().expect("candidate is live");
             e.class = to;
-            e.rate_fp = if to == AdmissionClass::Hard {
-                rc.rate_fp
-            } else {
-                [0; DIMS]
-            };
+            e.rate_fp = if to == AdmissionClass::Hard { rc.rate_fp } else { [0; DIMS] };
             self.counts[class_index(from)] -= 1;
             self.counts[class_index(to)] += 1;
-            changes.push(Reclassification {
-                queue: name,
-                from,
-                to,
-                reason,
-            });
+            changes.push(Reclassification { queue: name, from, to, reason });
         }
         self.scratch = ranges;
         changes
@@ -1080,10 +948,7 @@ impl AdmissionController {
             match (&e.spec, e.class) {
                 (QueueSpec::Lq(lq), AdmissionClass::Hard | AdmissionClass::Soft) => {
                     guaranteed += 1;
-                    if !self
-                        .guaranteed
-                        .contains(&self.share_key(&e.spec, id as u32))
-                    {
+                    if !self.guaranteed.contains(&self.share_key(&e.spec, id as u32)) {
                         let _ = writeln!(out, "safety index misses '{}'", lq.name);
                     }
                     if let Some(v) = fair_share_violation(&lq.burst, &self.config.capacity, m) {
@@ -1105,11 +970,7 @@ impl AdmissionController {
             || guaranteed != self.guaranteed.len()
             || self.by_name.len() != counts.iter().sum::<usize>()
         {
-            let _ = writeln!(
-                out,
-                "class counts {:?} disagree with {:?}",
-                self.counts, counts
-            );
+            let _ = writeln!(out, "class counts {:?} disagree with {:?}", self.counts, counts);
         }
         let peak = self.profile.peak();
         for k in 0..DIMS {

@@ -8,13 +8,7 @@ fn cap() -> Resources {
 }
 
 fn controller(n_min: u32, mode: BopfMode) -> AdmissionController {
-    AdmissionController::new(AdmissionConfig {
-        capacity: cap(),
-        n_min,
-        mode,
-        resolution_ms: S,
-    })
-    .unwrap()
+    AdmissionController::new(AdmissionConfig { capacity: cap(), n_min, mode, resolution_ms: S }).unwrap()
 }
 
 /// An LQ with times in seconds and demand in MB·s / vcore·s.
@@ -22,21 +16,14 @@ fn lq(name: &str, period_s: u64, deadline_s: u64, mem: i64, vcores: i64, start_s
     LqSpec {
         name: name.into(),
         weight: 1.0,
-        burst: BurstSpec {
-            period_ms: period_s * S,
-            deadline_ms: deadline_s * S,
-            demand: Resources::new(mem, vcores),
-        },
+        burst: BurstSpec { period_ms: period_s * S, deadline_ms: deadline_s * S, demand: Resources::new(mem, vcores) },
         start_ms: start_s * S,
         cycles: DEFAULT_CYCLES,
     }
 }
 
 fn tq(name: &str) -> TqSpec {
-    TqSpec {
-        name: name.into(),
-        weight: 1.0,
-    }
+    TqSpec { name: name.into(), weight: 1.0 }
 }
 
 fn field_of(e: AdmissionError) -> (String, String) {
@@ -50,43 +37,18 @@ fn field_of(e: AdmissionError) -> (String, String) {
 fn invalid_specs_name_queue_and_field() {
     let mut c = controller(1, BopfMode::Bopf);
     let mut late = lq("late", 10, 11, 100, 0, 0);
-    assert_eq!(
-        field_of(c.admit_lq(late.clone()).unwrap_err()),
-        ("late".into(), "burst.deadline_ms".into())
-    );
+    assert_eq!(field_of(c.admit_lq(late.clone()).unwrap_err()), ("late".into(), "burst.deadline_ms".into()));
     late.burst.deadline_ms = 0;
-    assert_eq!(
-        field_of(c.admit_lq(late).unwrap_err()).1,
-        "burst.deadline_ms"
-    );
-    assert_eq!(
-        field_of(c.admit_lq(lq("p", 0, 0, 100, 0, 0)).unwrap_err()).1,
-        "burst.period_ms"
-    );
-    assert_eq!(
-        field_of(c.admit_lq(lq("neg", 10, 5, 100, -1, 0)).unwrap_err()).1,
-        "burst.demand.vcores"
-    );
-    assert_eq!(
-        field_of(c.admit_lq(lq("zero", 10, 5, 0, 0, 0)).unwrap_err()).1,
-        "burst.demand"
-    );
+    assert_eq!(field_of(c.admit_lq(late).unwrap_err()).1, "burst.deadline_ms");
+    assert_eq!(field_of(c.admit_lq(lq("p", 0, 0, 100, 0, 0)).unwrap_err()).1, "burst.period_ms");
+    assert_eq!(field_of(c.admit_lq(lq("neg", 10, 5, 100, -1, 0)).unwrap_err()).1, "burst.demand.vcores");
+    assert_eq!(field_of(c.admit_lq(lq("zero", 10, 5, 0, 0, 0)).unwrap_err()).1, "burst.demand");
     let mut w = lq("w", 10, 5, 100, 0, 0);
     w.weight = f64::NAN;
     assert_eq!(field_of(c.admit_lq(w.clone()).unwrap_err()).1, "weight");
     w.weight = f64::INFINITY;
     assert_eq!(field_of(c.admit_lq(w).unwrap_err()).1, "weight");
-    assert_eq!(
-        field_of(
-            c.admit_tq(TqSpec {
-                name: "t".into(),
-                weight: -1.0
-            })
-            .unwrap_err()
-        )
-        .1,
-        "weight"
-    );
+    assert_eq!(field_of(c.admit_tq(TqSpec { name: "t".into(), weight: -1.0 }).unwrap_err()).1, "weight");
     assert_eq!(field_of(c.admit_tq(tq("  ")).unwrap_err()).1, "name");
     let mut cy = lq("cy", 10, 5, 100, 0, 0);
     cy.cycles = 0;
@@ -94,48 +56,23 @@ fn invalid_specs_name_queue_and_field() {
     cy.cycles = u32::MAX;
     cy.burst.period_ms = u64::MAX / 2;
     assert_eq!(field_of(c.admit_lq(cy).unwrap_err()).1, "cycles");
-    let msg = c
-        .admit_lq(lq("late", 10, 11, 100, 0, 0))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        msg.starts_with("queue 'late': burst.deadline_ms 11000 exceeds burst.period_ms 10000"),
-        "{msg}"
-    );
+    let msg = c.admit_lq(lq("late", 10, 11, 100, 0, 0)).unwrap_err().to_string();
+    assert!(msg.starts_with("queue 'late': burst.deadline_ms 11000 exceeds burst.period_ms 10000"), "{msg}");
     assert!(c.is_empty(), "invalid specs must not be admitted");
 
     c.admit_tq(tq("t")).unwrap();
-    assert_eq!(
-        c.admit_tq(tq("t")).unwrap_err(),
-        AdmissionError::DuplicateQueue("t".into())
-    );
-    assert_eq!(
-        c.remove("nope").unwrap_err(),
-        AdmissionError::UnknownQueue("nope".into())
-    );
+    assert_eq!(c.admit_tq(tq("t")).unwrap_err(), AdmissionError::DuplicateQueue("t".into()));
+    assert_eq!(c.remove("nope").unwrap_err(), AdmissionError::UnknownQueue("nope".into()));
 
     let bad = |capacity, resolution_ms| {
-        AdmissionController::new(AdmissionConfig {
-            capacity,
-            n_min: 1,
-            mode: BopfMode::Bopf,
-            resolution_ms,
-        })
+        AdmissionController::new(AdmissionConfig { capacity, n_min: 1, mode: BopfMode::Bopf, resolution_ms })
     };
-    assert!(matches!(
-        bad(Resources::ZERO, 1),
-        Err(AdmissionError::InvalidConfig { .. })
-    ));
+    assert!(matches!(bad(Resources::ZERO, 1), Err(AdmissionError::InvalidConfig { .. })));
     assert!(
         matches!(bad(Resources::new(-1, 5), 1), Err(AdmissionError::InvalidConfig { field, .. }) if field == "capacity.memory_mb")
     );
-    assert!(matches!(
-        bad(Resources::new(i64::MAX, 5), 1),
-        Err(AdmissionError::InvalidConfig { .. })
-    ));
-    assert!(
-        matches!(bad(cap(), 0), Err(AdmissionError::InvalidConfig { field, .. }) if field == "resolution_ms")
-    );
+    assert!(matches!(bad(Resources::new(i64::MAX, 5), 1), Err(AdmissionError::InvalidConfig { .. })));
+    assert!(matches!(bad(cap(), 0), Err(AdmissionError::InvalidConfig { field, .. }) if field == "resolution_ms"));
 }
 
 #[test]
@@ -147,16 +84,10 @@ fn safety_condition_passes_at_the_bound_and_rejects_beyond_it() {
     // N+1 = 2: a's fair share is 50000 >= 40000.
     let d = c.admit_tq(tq("t1")).unwrap();
     assert_eq!((d.class, d.failed), (AdmissionClass::Elastic, None));
-    assert_eq!(
-        d.reason,
-        "safety condition (1) holds for all 1 hard/soft queues at max(N+1=2, N_min=1)"
-    );
+    assert_eq!(d.reason, "safety condition (1) holds for all 1 hard/soft queues at max(N+1=2, N_min=1)");
     // N+1 = 3: a's fair share would drop to 33333.3 < 40000.
     let d = c.admit_tq(tq("t2")).unwrap();
-    assert_eq!(
-        (d.class, d.failed),
-        (AdmissionClass::Rejected, Some(Condition::Safety))
-    );
+    assert_eq!((d.class, d.failed), (AdmissionClass::Rejected, Some(Condition::Safety)));
     assert_eq!(
         d.reason,
         "safety condition (1) fails for admitted queue 'a' on memory_mb: burst demand 40000 > fair share \
@@ -165,20 +96,14 @@ fn safety_condition_passes_at_the_bound_and_rejects_beyond_it() {
     assert_eq!(c.class_of("t2"), None, "rejected queues are not held");
     // LQs are rejected by the same condition, before their own fairness is looked at.
     let d = c.admit_lq(lq("b", 100, 50, 1, 0, 0)).unwrap();
-    assert_eq!(
-        (d.class, d.failed),
-        (AdmissionClass::Rejected, Some(Condition::Safety))
-    );
+    assert_eq!((d.class, d.failed), (AdmissionClass::Rejected, Some(Condition::Safety)));
     assert_eq!(c.len(), 2);
 
     // Exactly at the bound passes: 50000 = 1000 x 100 / 2.
     let mut c = controller(1, BopfMode::Bopf);
     c.admit_lq(lq("a", 100, 50, 50_000, 0, 0)).unwrap();
     assert_eq!(c.admit_tq(tq("t1")).unwrap().class, AdmissionClass::Elastic);
-    assert_eq!(
-        c.admit_tq(tq("t2")).unwrap().class,
-        AdmissionClass::Rejected
-    );
+    assert_eq!(c.admit_tq(tq("t2")).unwrap().class, AdmissionClass::Rejected);
     c.audit().unwrap();
 }
 
@@ -206,10 +131,7 @@ fn fairness_condition_sends_oversized_bursts_to_elastic() {
     assert_eq!(d.class, AdmissionClass::Hard, "{}", d.reason);
     c.remove("ok").unwrap();
     let d = c.admit_lq(lq("big", 10, 10, 100, 501, 0)).unwrap();
-    assert_eq!(
-        (d.class, d.failed),
-        (AdmissionClass::Elastic, Some(Condition::Fairness))
-    );
+    assert_eq!((d.class, d.failed), (AdmissionClass::Elastic, Some(Condition::Fairness)));
     assert_eq!(
         d.reason,
         "fairness condition (2) fails on vcores: burst demand 501 > fair share 500 vcores-seconds \
@@ -228,10 +150,7 @@ fn n_min_reserves_fair_shares_for_queues_yet_to_come() {
     assert_eq!(d.class, AdmissionClass::Elastic);
     assert!(d.reason.ends_with("/ max(N+1=1, N_min=4)"), "{}", d.reason);
     c.remove("a").unwrap();
-    assert_eq!(
-        c.admit_lq(lq("a", 100, 100, 25_000, 0, 0)).unwrap().class,
-        AdmissionClass::Hard
-    );
+    assert_eq!(c.admit_lq(lq("a", 100, 100, 25_000, 0, 0)).unwrap().class, AdmissionClass::Hard);
     // Safety uses N_min too: up to 4 queues the divisor stays 4, so TQs fit.
     for t in ["t1", "t2", "t3"] {
         assert_eq!(c.admit_tq(tq(t)).unwrap().class, AdmissionClass::Elastic);
@@ -245,16 +164,10 @@ fn n_min_reserves_fair_shares_for_queues_yet_to_come() {
 fn resource_condition_is_checked_in_time_not_only_in_total() {
     let mut c = controller(1, BopfMode::Bopf);
     // a: 800 MB during [0, 20) s of every 100 s.
-    assert_eq!(
-        c.admit_lq(lq("a", 100, 20, 16_000, 0, 0)).unwrap().class,
-        AdmissionClass::Hard
-    );
+    assert_eq!(c.admit_lq(lq("a", 100, 20, 16_000, 0, 0)).unwrap().class, AdmissionClass::Hard);
     // b: 400 MB from 10 s on; overlapping a it needs 1200 > 1000.
     let d = c.admit_lq(lq("b", 100, 20, 8_000, 0, 10)).unwrap();
-    assert_eq!(
-        (d.class, d.failed),
-        (AdmissionClass::Soft, Some(Condition::Resource))
-    );
+    assert_eq!((d.class, d.failed), (AdmissionClass::Soft, Some(Condition::Resource)));
     assert_eq!(
         d.reason,
         "resource condition (3) fails on memory_mb: committed 0.8 + requested 0.4 > 1.0 (peak of hard \
@@ -270,17 +183,10 @@ fn resource_condition_is_checked_in_time_not_only_in_total() {
          (peak of hard commitments over the queue's 500 ON windows)"
     );
     // Exactly filling what c leaves passes; one MB·s more does not.
-    assert_eq!(
-        c.admit_lq(lq("d", 100, 20, 12_001, 0, 20)).unwrap().class,
-        AdmissionClass::Soft
-    );
+    assert_eq!(c.admit_lq(lq("d", 100, 20, 12_001, 0, 20)).unwrap().class, AdmissionClass::Soft);
     let d = c.admit_lq(lq("e", 100, 20, 12_000, 0, 20)).unwrap();
     assert_eq!(d.class, AdmissionClass::Hard, "{}", d.reason);
-    assert!(
-        d.reason.contains("committed 0.4 + requested 0.6 <= 1.0"),
-        "{}",
-        d.reason
-    );
+    assert!(d.reason.contains("committed 0.4 + requested 0.6 <= 1.0"), "{}", d.reason);
     assert!((c.committed_share(20 * S, 40 * S)[0] - 1.0).abs() < 1e-12);
     assert!((c.committed_share(0, 20 * S)[0] - 0.8).abs() < 1e-12);
     assert_eq!(c.committed_share(40 * S, 100 * S)[0], 0.0);
@@ -296,10 +202,7 @@ fn resource_condition_sees_windows_far_in_the_future() {
     let mut b = lq("b", 5, 1, 800, 0, 3);
     b.cycles = 5;
     assert_eq!(c.admit_lq(a).unwrap().class, AdmissionClass::Hard);
-    assert_eq!(
-        c.assess(&QueueSpec::Lq(b.clone())).unwrap().class,
-        AdmissionClass::Hard
-    );
+    assert_eq!(c.assess(&QueueSpec::Lq(b.clone())).unwrap().class, AdmissionClass::Hard);
     b.cycles = 6;
     assert_eq!(c.admit_lq(b).unwrap().class, AdmissionClass::Soft);
 }
@@ -307,12 +210,7 @@ fn resource_condition_sees_windows_far_in_the_future() {
 #[test]
 fn coarse_slots_only_ever_make_the_resource_condition_stricter() {
     let at = |resolution_ms| {
-        let cfg = AdmissionConfig {
-            capacity: cap(),
-            n_min: 1,
-            mode: BopfMode::Bopf,
-            resolution_ms,
-        };
+        let cfg = AdmissionConfig { capacity: cap(), n_min: 1, mode: BopfMode::Bopf, resolution_ms };
         let mut c = AdmissionController::new(cfg).unwrap();
         let mut a = lq("a", 10, 5, 4000, 0, 0); // [0, 5000) ms at 800 MB
         a.burst.deadline_ms = 4_500;
@@ -344,18 +242,9 @@ fn n_bopf_turns_would_be_soft_queues_elastic() {
     let mut c = controller(1, BopfMode::NBopf);
     c.admit_lq(lq("a", 100, 50, 40_000, 0, 0)).unwrap();
     let d = c.admit_lq(lq("b", 100, 50, 20_000, 0, 25)).unwrap();
-    assert_eq!(
-        (d.class, d.failed),
-        (AdmissionClass::Elastic, Some(Condition::Resource))
-    );
-    assert!(d.reason.starts_with(
-        "resource condition (3) fails on memory_mb: committed 0.8 + requested 0.4 > 1.0"
-    ));
-    assert!(
-        d.reason.ends_with("N-BoPF has no soft class"),
-        "{}",
-        d.reason
-    );
+    assert_eq!((d.class, d.failed), (AdmissionClass::Elastic, Some(Condition::Resource)));
+    assert!(d.reason.starts_with("resource condition (3) fails on memory_mb: committed 0.8 + requested 0.4 > 1.0"));
+    assert!(d.reason.ends_with("N-BoPF has no soft class"), "{}", d.reason);
     assert_eq!(c.count(AdmissionClass::Soft), 0);
     // The elastic queue holds no guarantee, so it does not protect itself through safety (1).
     assert_eq!(c.guaranteed_rate("b"), None);
@@ -375,22 +264,12 @@ fn n_bopf_turns_would_be_soft_queues_elastic() {
 ///   short period makes the same burst exceed its fair share -> E.
 fn section_5_2_5(mode: BopfMode) -> (AdmissionController, Vec<Decision>) {
     let capacity = Resources::new(40 * 64 * 1024, 40 * 32);
-    let mut c = AdmissionController::new(AdmissionConfig {
-        capacity,
-        n_min: 1,
-        mode,
-        resolution_ms: S,
-    })
-    .unwrap();
+    let mut c = AdmissionController::new(AdmissionConfig { capacity, n_min: 1, mode, resolution_ms: S }).unwrap();
     let demand = Resources::new(20 * capacity.memory_mb(), 10 * capacity.vcores());
     let mk = |name: &str, start_s: u64, period_s: u64| LqSpec {
         name: name.into(),
         weight: 1.0,
-        burst: BurstSpec {
-            period_ms: period_s * S,
-            deadline_ms: 27 * S,
-            demand,
-        },
+        burst: BurstSpec { period_ms: period_s * S, deadline_ms: 27 * S, demand },
         start_ms: start_s * S,
         cycles: DEFAULT_CYCLES,
     };
@@ -409,17 +288,17 @@ fn multi_lq_case_of_section_5_2_5() {
     use AdmissionClass::*;
     assert_eq!(classes, [Elastic, Hard, Soft, Elastic], "{d:#?}");
     assert!(
-        d[2].reason.starts_with(
-            "resource condition (3) fails on memory_mb: committed 0.7407 + requested 0.7407 > 1.0"
-        ),
+        d[2].reason.starts_with("resource condition (3) fails on memory_mb: committed 0.7407 + requested 0.7407 > 1.0"),
         "{}",
         d[2].reason
     );
-    assert!(d[3].reason.starts_with("fairness condition (2) fails on memory_mb: burst demand 52428800 > fair share 39321600"), "{}", d[3].reason);
-    assert_eq!(
-        c.guaranteed_rate("LQ-0"),
-        Some(Resources::new(1_941_808, 475))
+    assert!(
+        d[3].reason
+            .starts_with("fairness condition (2) fails on memory_mb: burst demand 52428800 > fair share 39321600"),
+        "{}",
+        d[3].reason
     );
+    assert_eq!(c.guaranteed_rate("LQ-0"), Some(Resources::new(1_941_808, 475)));
 
     let (_, d) = section_5_2_5(BopfMode::NBopf);
     let classes: Vec<_> = d.iter().map(|d| d.class).collect();
@@ -432,37 +311,21 @@ fn removal_releases_commitments_and_reevaluation_promotes() {
     let (mut c, _) = section_5_2_5(BopfMode::Bopf);
     assert_eq!(c.remove("LQ-0").unwrap(), AdmissionClass::Hard);
     assert_eq!(c.peak_committed_share(), [0.0; DIMS]);
-    assert_eq!(
-        c.class_of("LQ-1"),
-        Some(AdmissionClass::Soft),
-        "removal alone changes no class"
-    );
+    assert_eq!(c.class_of("LQ-1"), Some(AdmissionClass::Soft), "removal alone changes no class");
     // N = 3 now: LQ-1 moves to H; LQ-2 still exceeds 60/3 = 20? No: 20 <= 20 holds, and its
     // windows meet LQ-1's, so it becomes Soft.
     let changes = c.reevaluate();
-    let got: Vec<_> = changes
-        .iter()
-        .map(|r| (r.queue.as_str(), r.from, r.to))
-        .collect();
+    let got: Vec<_> = changes.iter().map(|r| (r.queue.as_str(), r.from, r.to)).collect();
     assert_eq!(
         got,
-        [
-            ("LQ-1", AdmissionClass::Soft, AdmissionClass::Hard),
-            ("LQ-2", AdmissionClass::Elastic, AdmissionClass::Soft)
-        ]
+        [("LQ-1", AdmissionClass::Soft, AdmissionClass::Hard), ("LQ-2", AdmissionClass::Elastic, AdmissionClass::Soft)]
     );
-    assert!(changes[0].reason.starts_with(
-        "resource condition (3) now holds on memory_mb: committed 0 + requested 0.7407 <= 1.0"
-    ));
-    assert!(changes[1]
+    assert!(changes[0]
         .reason
-        .starts_with("fairness condition (2) now holds; resource condition (3) fails"));
+        .starts_with("resource condition (3) now holds on memory_mb: committed 0 + requested 0.7407 <= 1.0"));
+    assert!(changes[1].reason.starts_with("fairness condition (2) now holds; resource condition (3) fails"));
     assert_eq!(
-        (
-            c.count(AdmissionClass::Hard),
-            c.count(AdmissionClass::Soft),
-            c.count(AdmissionClass::Elastic)
-        ),
+        (c.count(AdmissionClass::Hard), c.count(AdmissionClass::Soft), c.count(AdmissionClass::Elastic)),
         (1, 1, 1)
     );
     c.audit().unwrap();
@@ -470,10 +333,7 @@ fn removal_releases_commitments_and_reevaluation_promotes() {
     c.remove("LQ-1").unwrap();
     let changes = c.reevaluate();
     assert_eq!(changes.len(), 1);
-    assert_eq!(
-        (changes[0].from, changes[0].to),
-        (AdmissionClass::Soft, AdmissionClass::Hard)
-    );
+    assert_eq!((changes[0].from, changes[0].to), (AdmissionClass::Soft, AdmissionClass::Hard));
     c.audit().unwrap();
 }
 
@@ -485,11 +345,7 @@ fn window_at_and_rates() {
     assert_eq!(q.window_at(103_999), Some((0, 100_000, 104_000)));
     assert_eq!(q.window_at(104_000), None);
     assert_eq!(q.window_at(112_000), Some((1, 110_000, 114_000)));
-    assert_eq!(
-        q.window_at(100_000 + 500 * 10_000),
-        None,
-        "after the last cycle"
-    );
+    assert_eq!(q.window_at(100_000 + 500 * 10_000), None, "after the last cycle");
     assert_eq!(q.rate(), [100.0, 2.0, 0.0, 0.0, 0.0, 0.0]);
     let odd = lq("o", 10, 3, 10, 1, 0);
     assert_eq!(odd.rate_ceil(), Resources::new(4, 1));
@@ -499,33 +355,16 @@ fn window_at_and_rates() {
 fn specs_and_decisions_read_and_print_as_json() {
     let cfg: AdmissionConfig =
         serde_json::from_str(r#"{"capacity": [1000, 100, 0, 0, 0, 0], "mode": "n_bopf"}"#).unwrap();
-    assert_eq!(
-        cfg,
-        AdmissionConfig {
-            mode: BopfMode::NBopf,
-            ..AdmissionConfig::new(cap())
-        }
-    );
+    assert_eq!(cfg, AdmissionConfig { mode: BopfMode::NBopf, ..AdmissionConfig::new(cap()) });
     let specs: Vec<QueueSpec> = serde_json::from_str(
         r#"[{"type": "tq", "name": "batch", "weight": 2.0},
             {"type": "lq", "name": "stream", "start_ms": 5000,
              "burst": {"period_ms": 60000, "deadline_ms": 20000, "demand": [60000, 100, 0, 0, 0, 0]}}]"#,
     )
     .unwrap();
-    assert_eq!(
-        specs[0],
-        QueueSpec::Tq(TqSpec {
-            name: "batch".into(),
-            weight: 2.0
-        })
-    );
-    let QueueSpec::Lq(s) = &specs[1] else {
-        panic!()
-    };
-    assert_eq!(
-        (s.weight, s.cycles, s.start_ms),
-        (1.0, DEFAULT_CYCLES, 5000)
-    );
+    assert_eq!(specs[0], QueueSpec::Tq(TqSpec { name: "batch".into(), weight: 2.0 }));
+    let QueueSpec::Lq(s) = &specs[1] else { panic!() };
+    assert_eq!((s.weight, s.cycles, s.start_ms), (1.0, DEFAULT_CYCLES, 5000));
     let mut c = AdmissionController::new(cfg).unwrap();
     for s in specs.clone() {
         c.admit(s).unwrap();
@@ -562,16 +401,11 @@ fn windows_ms(lq: &LqSpec) -> Vec<(u64, u64)> {
 }
 
 /// Algorithm 1 evaluated naively over the whole admitted list, the way the paper states it.
-fn naive_class(
-    cfg: &AdmissionConfig,
-    admitted: &[(QueueSpec, AdmissionClass)],
-    spec: &QueueSpec,
-) -> AdmissionClass {
+fn naive_class(cfg: &AdmissionConfig, admitted: &[(QueueSpec, AdmissionClass)], spec: &QueueSpec) -> AdmissionClass {
     let m = (admitted.len() as u64 + 1).max(u64::from(cfg.n_min));
     let fits = |b: &BurstSpec| {
         (0..DIMS).all(|k| {
-            i128::from(b.demand.0[k]) * i128::from(m) * 1000
-                <= i128::from(cfg.capacity.0[k]) * i128::from(b.period_ms)
+            i128::from(b.demand.0[k]) * i128::from(m) * 1000 <= i128::from(cfg.capacity.0[k]) * i128::from(b.period_ms)
         })
     };
     for (s, c) in admitted {
@@ -589,10 +423,7 @@ fn naive_class(
     }
     let res = cfg.resolution_ms;
     let slots = |l: &LqSpec| -> Vec<(u64, u64)> {
-        windows_ms(l)
-            .into_iter()
-            .map(|(a, b)| (a / res, b.div_ceil(res)))
-            .collect()
+        windows_ms(l).into_iter().map(|(a, b)| (a / res, b.div_ceil(res))).collect()
     };
     let hard: Vec<(Vec<(u64, u64)>, [i64; DIMS])> = admitted
         .iter()
@@ -663,14 +494,7 @@ fn hard_rates_fit_in_continuous_time(
 
 #[derive(Clone, Debug)]
 enum Op {
-    Lq {
-        period_ms: u64,
-        deadline_pct: u64,
-        mem_pct: i64,
-        vc_pct: i64,
-        start_ms: u64,
-        cycles: u32,
-    },
+    Lq { period_ms: u64, deadline_pct: u64, mem_pct: i64, vc_pct: i64, start_ms: u64, cycles: u32 },
     Tq,
     Remove(usize),
     Reevaluate,
@@ -690,31 +514,18 @@ fn op_strategy() -> impl Strategy<Value = Op> {
 }
 
 fn config_strategy() -> impl Strategy<Value = AdmissionConfig> {
-    (
-        1u32..5,
-        prop::bool::ANY,
-        prop::sample::select(vec![1u64, 250, 1000]),
-    )
-        .prop_map(|(n_min, nb, resolution_ms)| AdmissionConfig {
+    (1u32..5, prop::bool::ANY, prop::sample::select(vec![1u64, 250, 1000])).prop_map(|(n_min, nb, resolution_ms)| {
+        AdmissionConfig {
             capacity: cap(),
             n_min,
             mode: if nb { BopfMode::NBopf } else { BopfMode::Bopf },
             resolution_ms,
-        })
+        }
+    })
 }
 
 fn make_lq(name: String, op: &Op) -> LqSpec {
-    let Op::Lq {
-        period_ms,
-        deadline_pct,
-        mem_pct,
-        vc_pct,
-        start_ms,
-        cycles,
-    } = *op
-    else {
-        unreachable!()
-    };
+    let Op::Lq { period_ms, deadline_pct, mem_pct, vc_pct, start_ms, cycles } = *op else { unreachable!() };
     // Demands as a percentage of the cluster's resource-time per period.
     let per = |c: i64, pct: i64| c * period_ms as i64 / 1000 * pct / 100;
     let mut demand = Resources::new(per(1000, mem_pct), per(100, vc_pct));
@@ -724,30 +535,15 @@ fn make_lq(name: String, op: &Op) -> LqSpec {
     LqSpec {
         name,
         weight: 1.0,
-        burst: BurstSpec {
-            period_ms,
-            deadline_ms: (period_ms * deadline_pct / 100).max(1),
-            demand,
-        },
+        burst: BurstSpec { period_ms, deadline_ms: (period_ms * deadline_pct / 100).max(1), demand },
         start_ms,
         cycles,
     }
 }
 
 /// Everything observable about the controller's state, for before/after comparisons.
-fn snapshot(
-    c: &AdmissionController,
-) -> (
-    Vec<(String, AdmissionClass)>,
-    [usize; 3],
-    usize,
-    Vec<[i64; DIMS]>,
-) {
-    let mut classes: Vec<_> = c
-        .queues()
-        .iter()
-        .map(|q| (q.spec.name().to_string(), q.class))
-        .collect();
+fn snapshot(c: &AdmissionController) -> (Vec<(String, AdmissionClass)>, [usize; 3], usize, Vec<[i64; DIMS]>) {
+    let mut classes: Vec<_> = c.queues().iter().map(|q| (q.spec.name().to_string(), q.class)).collect();
     classes.sort();
     let slots: Vec<[i64; DIMS]> = (0..200).map(|s| c.profile().value_at(s)).collect();
     (classes, c.counts, c.guaranteed.len(), slots)

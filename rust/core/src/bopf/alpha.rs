@@ -58,10 +58,7 @@ pub enum AlphaError {
     #[error("quantile level must lie in (0, 1), got {0}")]
     InvalidLevel(f64),
     #[error("{resource}: {problem}")]
-    InvalidDistribution {
-        resource: &'static str,
-        problem: String,
-    },
+    InvalidDistribution { resource: &'static str, problem: String },
     #[error("{0} is listed twice")]
     DuplicateResource(&'static str),
     #[error("no resource distribution given")]
@@ -212,9 +209,7 @@ impl BurstDistribution {
     /// True when the demand is not a single value; only those resources share the α budget.
     pub fn is_random(&self) -> bool {
         match self {
-            BurstDistribution::Empirical { samples } => {
-                samples.iter().any(|x| x.total_cmp(&samples[0]).is_ne())
-            }
+            BurstDistribution::Empirical { samples } => samples.iter().any(|x| x.total_cmp(&samples[0]).is_ne()),
             BurstDistribution::Normal { std, .. } => *std > 0.0,
         }
     }
@@ -241,12 +236,7 @@ impl AlphaSpec {
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             return Err(AlphaError::InvalidAlpha(self.alpha));
         }
-        let k = self
-            .resources
-            .iter()
-            .filter(|r| r.distribution.is_random())
-            .count()
-            .max(1);
+        let k = self.resources.iter().filter(|r| r.distribution.is_random()).count().max(1);
         Ok(match self.correlation {
             Correlation::Independent => self.alpha.powf(1.0 / k as f64),
             Correlation::PerfectlyCorrelated => self.alpha,
@@ -307,10 +297,7 @@ mod tests {
     fn normal_quantile_matches_tables() {
         for &(p, z) in KNOWN {
             let got = normal_quantile(p);
-            assert!(
-                (got - z).abs() <= 1e-12 * z.abs().max(1.0),
-                "p={p}: got {got}, want {z}"
-            );
+            assert!((got - z).abs() <= 1e-12 * z.abs().max(1.0), "p={p}: got {got}, want {z}");
         }
         assert_eq!(normal_quantile(0.0), f64::NEG_INFINITY);
         assert_eq!(normal_quantile(1.0), f64::INFINITY);
@@ -340,10 +327,7 @@ mod tests {
     }
 
     fn normal(resource: ResourceKind, mean: f64, std: f64) -> ResourceDistribution {
-        ResourceDistribution {
-            resource,
-            distribution: BurstDistribution::Normal { mean, std },
-        }
+        ResourceDistribution { resource, distribution: BurstDistribution::Normal { mean, std } }
     }
 
     #[test]
@@ -368,10 +352,7 @@ mod tests {
 
         // The paper's example: with std at 40% of the mean and three resources, knowing they are
         // perfectly correlated cuts the request by about 10%.
-        let corr = AlphaSpec {
-            correlation: Correlation::PerfectlyCorrelated,
-            ..spec.clone()
-        };
+        let corr = AlphaSpec { correlation: Correlation::PerfectlyCorrelated, ..spec.clone() };
         let dc = corr.demand().unwrap();
         assert_eq!(dc.memory_mb(), 1658); // 1000 + 400 * 1.6449
         let cut = 1.0 - dc.memory_mb() as f64 / d.memory_mb() as f64;
@@ -388,9 +369,7 @@ mod tests {
                 normal(ResourceKind::Vcores, 50.0, 0.0),
                 ResourceDistribution {
                     resource: ResourceKind::NetOutMbps,
-                    distribution: BurstDistribution::Empirical {
-                        samples: vec![4.0; 5],
-                    },
+                    distribution: BurstDistribution::Empirical { samples: vec![4.0; 5] },
                 },
             ],
         };
@@ -410,9 +389,7 @@ mod tests {
             resources: vec![
                 ResourceDistribution {
                     resource: ResourceKind::MemoryMb,
-                    distribution: BurstDistribution::Empirical {
-                        samples: samples.clone(),
-                    },
+                    distribution: BurstDistribution::Empirical { samples: samples.clone() },
                 },
                 ResourceDistribution {
                     resource: ResourceKind::Vcores,
@@ -439,65 +416,24 @@ mod tests {
             correlation: Correlation::Independent,
             resources: vec![normal(ResourceKind::Vcores, 1.0, 1.0)],
         };
-        assert_eq!(
-            AlphaSpec {
-                alpha: 1.0,
-                ..base.clone()
-            }
-            .demand(),
-            Err(AlphaError::InvalidAlpha(1.0))
-        );
-        assert!(matches!(
-            AlphaSpec {
-                alpha: f64::NAN,
-                ..base.clone()
-            }
-            .demand(),
-            Err(AlphaError::InvalidAlpha(_))
-        ));
-        let nan_std = AlphaSpec {
-            resources: vec![normal(ResourceKind::Vcores, 1.0, f64::NAN)],
-            ..base.clone()
-        };
-        assert!(matches!(
-            nan_std.demand(),
-            Err(AlphaError::InvalidDistribution {
-                resource: "vcores",
-                ..
-            })
-        ));
+        assert_eq!(AlphaSpec { alpha: 1.0, ..base.clone() }.demand(), Err(AlphaError::InvalidAlpha(1.0)));
+        assert!(matches!(AlphaSpec { alpha: f64::NAN, ..base.clone() }.demand(), Err(AlphaError::InvalidAlpha(_))));
+        let nan_std = AlphaSpec { resources: vec![normal(ResourceKind::Vcores, 1.0, f64::NAN)], ..base.clone() };
+        assert!(matches!(nan_std.demand(), Err(AlphaError::InvalidDistribution { resource: "vcores", .. })));
         let inf_sample = AlphaSpec {
             resources: vec![ResourceDistribution {
                 resource: ResourceKind::MemoryMb,
-                distribution: BurstDistribution::Empirical {
-                    samples: vec![1.0, f64::INFINITY],
-                },
+                distribution: BurstDistribution::Empirical { samples: vec![1.0, f64::INFINITY] },
             }],
             ..base.clone()
         };
-        assert!(matches!(
-            inf_sample.demand(),
-            Err(AlphaError::InvalidDistribution {
-                resource: "memory_mb",
-                ..
-            })
-        ));
+        assert!(matches!(inf_sample.demand(), Err(AlphaError::InvalidDistribution { resource: "memory_mb", .. })));
         let dup = AlphaSpec {
-            resources: vec![
-                normal(ResourceKind::Vcores, 1.0, 1.0),
-                normal(ResourceKind::Vcores, 2.0, 1.0),
-            ],
+            resources: vec![normal(ResourceKind::Vcores, 1.0, 1.0), normal(ResourceKind::Vcores, 2.0, 1.0)],
             ..base.clone()
         };
         assert_eq!(dup.demand(), Err(AlphaError::DuplicateResource("vcores")));
-        assert_eq!(
-            AlphaSpec {
-                resources: vec![],
-                ..base
-            }
-            .demand(),
-            Err(AlphaError::NoResources)
-        );
+        assert_eq!(AlphaSpec { resources: vec![], ..base }.demand(), Err(AlphaError::NoResources));
     }
 
     #[test]
@@ -508,10 +444,7 @@ mod tests {
             resources: vec![normal(ResourceKind::MemoryMb, 10.0, 2.0)],
         };
         let json = serde_json::to_string(&spec).unwrap();
-        assert!(
-            json.contains("\"perfectly_correlated\"") && json.contains("\"normal\""),
-            "{json}"
-        );
+        assert!(json.contains("\"perfectly_correlated\"") && json.contains("\"normal\""), "{json}");
         assert_eq!(serde_json::from_str::<AlphaSpec>(&json).unwrap(), spec);
     }
 }

@@ -92,10 +92,7 @@ impl CommittedProfile {
     /// A zero profile storing the dimensions marked `active` (at least one).
     pub fn new(active: &[bool; DIMS]) -> Self {
         let dims: Vec<usize> = (0..DIMS).filter(|&d| active[d]).collect();
-        assert!(
-            !dims.is_empty(),
-            "a profile needs at least one resource dimension"
-        );
+        assert!(!dims.is_empty(), "a profile needs at least one resource dimension");
         CommittedProfile {
             dims,
             slot: Vec::new(),
@@ -179,11 +176,7 @@ impl CommittedProfile {
         self.add_impl::<true>(ranges, delta)
     }
 
-    fn add_impl<const TRACK: bool>(
-        &mut self,
-        ranges: &[SlotRange],
-        delta: &[i64; DIMS],
-    ) -> [i64; DIMS] {
+    fn add_impl<const TRACK: bool>(&mut self, ranges: &[SlotRange], delta: &[i64; DIMS]) -> [i64; DIMS] {
         debug_assert!(well_formed(ranges));
         let Some(last) = ranges.last() else {
             return [0; DIMS];
@@ -230,17 +223,14 @@ impl CommittedProfile {
                 if l2 == b_lo && h2 == b_hi {
                     for j in 0..K {
                         if TRACK {
-                            let pre = g_add[j]
-                                + self.block_add[blk * K + j]
-                                + self.block_max[blk * K + j];
+                            let pre = g_add[j] + self.block_add[blk * K + j] + self.block_max[blk * K + j];
                             out[j] = out[j].max(pre);
                         }
                         self.block_add[blk * K + j] += d[j];
                     }
                     continue;
                 }
-                let base: [i64; K] =
-                    std::array::from_fn(|j| g_add[j] + self.block_add[blk * K + j]);
+                let base: [i64; K] = std::array::from_fn(|j| g_add[j] + self.block_add[blk * K + j]);
                 let mut m = [i64::MIN; K];
                 for v in self.slot[l2 * K..h2 * K].chunks_exact_mut(K) {
                     for j in 0..K {
@@ -264,16 +254,8 @@ impl CommittedProfile {
                     bm[j] = if grow { bm[j].max(m[j]) } else { m[j] };
                 }
             }
-            let blocks = if grow {
-                first_blk..last_blk + 1
-            } else {
-                g * (GROUP / BLOCK)..(g + 1) * (GROUP / BLOCK)
-            };
-            let mut m = if grow {
-                std::array::from_fn(|j| self.group_max[g * K + j])
-            } else {
-                [i64::MIN; K]
-            };
+            let blocks = if grow { first_blk..last_blk + 1 } else { g * (GROUP / BLOCK)..(g + 1) * (GROUP / BLOCK) };
+            let mut m = if grow { std::array::from_fn(|j| self.group_max[g * K + j]) } else { [i64::MIN; K] };
             let adds = &self.block_add[blocks.start * K..blocks.end * K];
             let maxs = &self.block_max[blocks.start * K..blocks.end * K];
             for (ad, mx) in adds.chunks_exact(K).zip(maxs.chunks_exact(K)) {
@@ -315,8 +297,7 @@ impl CommittedProfile {
             for blk in lo / BLOCK..=(hi - 1) / BLOCK {
                 let (b_lo, b_hi) = (blk * BLOCK, blk * BLOCK + BLOCK);
                 let (l2, h2) = (lo.max(b_lo), hi.min(b_hi));
-                let base: [i64; K] =
-                    std::array::from_fn(|j| g_add[j] + self.block_add[blk * K + j]);
+                let base: [i64; K] = std::array::from_fn(|j| g_add[j] + self.block_add[blk * K + j]);
                 if l2 == b_lo && h2 == b_hi {
                     max_into::<K>(out, &base, &self.block_max[blk * K..blk * K + K]);
                     continue;

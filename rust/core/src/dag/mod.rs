@@ -174,7 +174,13 @@ impl JobDag {
     }
 
     /// Replaces one stage's progress, keeping the structure. Fails like [`JobDag::new`].
-    pub fn set_progress(&mut self, i: StageIdx, finished: u32, running: u32, running_elapsed_ms: u64) -> Result<(), DagError> {
+    pub fn set_progress(
+        &mut self,
+        i: StageIdx,
+        finished: u32,
+        running: u32,
+        running_elapsed_ms: u64,
+    ) -> Result<(), DagError> {
         let s = &mut self.stages[i];
         if finished as u64 + running as u64 > s.tasks as u64 {
             return Err(err(
@@ -260,9 +266,7 @@ impl JobDag {
 
     /// What the job would hold if all its unfinished tasks ran at once: the most it can use.
     pub fn max_demand(&self) -> Resources {
-        self.stages
-            .iter()
-            .fold(Resources::ZERO, |acc, s| acc + s.demand.times((s.pending() + s.running) as i64))
+        self.stages.iter().fold(Resources::ZERO, |acc, s| acc + s.demand.times((s.pending() + s.running) as i64))
     }
 }
 

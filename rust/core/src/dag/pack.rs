@@ -98,14 +98,11 @@ fn run(spec: Spec) -> Option<Schedule> {
             }
             i += 1;
         }
-        let next = [
-            batches.peek().map(|b| b.0 .0),
-            timed.peek().map(|r| r.0 .0),
-            returns.get(next_return).map(|r| r.0),
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let next =
+            [batches.peek().map(|b| b.0 .0), timed.peek().map(|r| r.0 .0), returns.get(next_return).map(|r| r.0)]
+                .into_iter()
+                .flatten()
+                .min();
         let Some(next) = next else { break };
         t = next;
         while let Some(&Reverse((end, s, k))) = batches.peek() {
@@ -160,13 +157,8 @@ fn release_times(dag: &JobDag) -> Vec<u64> {
     let mut release = vec![0u64; n];
     for &s in dag.topological_order() {
         let st = dag.stage(s);
-        let from_parents = st
-            .parents
-            .iter()
-            .filter(|&&p| dag.stage(p).pending() == 0)
-            .map(|&p| complete[p])
-            .max()
-            .unwrap_or(0);
+        let from_parents =
+            st.parents.iter().filter(|&&p| dag.stage(p).pending() == 0).map(|&p| complete[p]).max().unwrap_or(0);
         release[s] = from_parents;
         complete[s] = if st.running > 0 { from_parents.max(st.running_residual_ms()) } else { from_parents };
     }
@@ -328,7 +320,13 @@ pub fn plan(dag: &JobDag, share: &Resources, now_ms: i64, committed_deadline_ms:
                     v
                 })
                 .collect();
-            return Plan { made_at_ms: now_ms, estimate_ms: estimate, deadline_ms: deadline, kind: PlanKind::Reverse, latest_start };
+            return Plan {
+                made_at_ms: now_ms,
+                estimate_ms: estimate,
+                deadline_ms: deadline,
+                kind: PlanKind::Reverse,
+                latest_start,
+            };
         }
     }
     let latest_start = fwd

@@ -273,7 +273,11 @@ impl Bopf {
             (AdmissionClass::Hard, Some(rate)) => {
                 let below = (0..DIMS).map(|k| (rate.0[k], queue.usage.0[k])).filter(|(r, _)| *r > 0);
                 let ratio = below.map(|(r, u)| u as f64 / r as f64).fold(0.0, f64::max);
-                if ratio < 1.0 { QueueKey { tier: 0, order: ratio } } else { drf }
+                if ratio < 1.0 {
+                    QueueKey { tier: 0, order: ratio }
+                } else {
+                    drf
+                }
             }
             (AdmissionClass::Soft, Some(_)) if self.now_ms < deadline_at_ms => {
                 let room = state.capacity.saturating_sub(&self.committed);
@@ -313,7 +317,12 @@ impl Policy for Bopf {
 
     fn queue_view(&self, queue: QueueIdx) -> QueueView {
         let Some(slot) = self.slot(queue) else {
-            return QueueView { class: AdmissionClass::Rejected, reason: String::new(), guaranteed_rate: None, burst: None };
+            return QueueView {
+                class: AdmissionClass::Rejected,
+                reason: String::new(),
+                guaranteed_rate: None,
+                burst: None,
+            };
         };
         let burst = slot.burst.as_ref().map(|b| {
             let (phase, started, deadline) = match b.phase {

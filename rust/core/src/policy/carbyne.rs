@@ -350,9 +350,10 @@ impl Carbyne {
                 let Some(Some(job)) = self.jobs.get_mut(slot) else { continue };
                 job.share = share;
                 job.share_dom = share.dominant_share(&state.capacity);
-                let stale = job.plan.as_ref().is_some_and(|p| {
-                    (job.share_dom - p.share_dom).abs() > SHARE_TOLERANCE * p.share_dom.max(1e-9)
-                });
+                let stale = job
+                    .plan
+                    .as_ref()
+                    .is_some_and(|p| (job.share_dom - p.share_dom).abs() > SHARE_TOLERANCE * p.share_dom.max(1e-9));
                 if stale && !job.queued_for_plan {
                     job.queued_for_plan = true;
                     self.replan.push_back(slot);

@@ -27,19 +27,19 @@ impl AppPolicy for JobFair {
 /// Job-level DRF: the queue's app with the smallest dominant usage (oldest on ties) that can
 /// start something on the node, and its highest-priority placement.
 pub fn least_used_app(state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
-        let mut best: Option<(f64, u64, AppSlot, Placement)> = None;
-        for &slot in &state.queues[queue].apps {
-            let app = state.app(slot);
-            if app.asks.pending_containers() == 0 {
-                continue;
-            }
-            let dom = app.usage.dominant_share(&state.capacity);
-            if best.as_ref().is_some_and(|b| (dom, app.seq) >= (b.0, b.1)) {
-                continue;
-            }
-            if let Some(p) = offer.first_fit(state, slot) {
-                best = Some((dom, app.seq, slot, p));
-            }
+    let mut best: Option<(f64, u64, AppSlot, Placement)> = None;
+    for &slot in &state.queues[queue].apps {
+        let app = state.app(slot);
+        if app.asks.pending_containers() == 0 {
+            continue;
         }
-        best.map(|b| (b.2, b.3))
+        let dom = app.usage.dominant_share(&state.capacity);
+        if best.as_ref().is_some_and(|b| (dom, app.seq) >= (b.0, b.1)) {
+            continue;
+        }
+        if let Some(p) = offer.first_fit(state, slot) {
+            best = Some((dom, app.seq, slot, p));
+        }
+    }
+    best.map(|b| (b.2, b.3))
 }

@@ -153,7 +153,12 @@ impl NodeOffer {
     /// the ApplicationMaster, that can start it here. Every app policy serves these first so
     /// that every app can start. Policies that plan hinted apps themselves skip those.
     #[inline]
-    pub fn app_waiting_for_am(&self, state: &ClusterState, queue: QueueIdx, skip_hinted: bool) -> Option<(AppSlot, Placement)> {
+    pub fn app_waiting_for_am(
+        &self,
+        state: &ClusterState,
+        queue: QueueIdx,
+        skip_hinted: bool,
+    ) -> Option<(AppSlot, Placement)> {
         let q = &state.queues[queue];
         if q.apps_waiting_for_am == 0 {
             return None;

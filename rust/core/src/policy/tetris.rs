@@ -106,14 +106,19 @@ impl AppPolicy for Tetris {
         cands.clear();
         for &s in &q.apps {
             let app = state.app(s);
-            let fits = app.asks.pending_containers() > 0 && app.asks.min_capability().is_some_and(|m| m.fits_in(&offer.free));
+            let fits =
+                app.asks.pending_containers() > 0 && app.asks.min_capability().is_some_and(|m| m.fits_in(&offer.free));
             if !fits {
                 continue;
             }
             let deficit = if self.fairness_knob > 0.0 {
                 let fair = self.fair.get(s).copied().flatten().filter(|f| f.0 == app.seq).map_or(0.0, |f| f.1);
                 let dom = app.usage.dominant_share(&state.capacity);
-                if fair > 0.0 { dom / fair } else { f64::INFINITY }
+                if fair > 0.0 {
+                    dom / fair
+                } else {
+                    f64::INFINITY
+                }
             } else {
                 0.0
             };

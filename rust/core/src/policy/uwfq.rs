@@ -108,7 +108,9 @@ impl AppPolicy for Uwfq {
         let pending = self.pending_work(state, slot);
         let hinted = app.hints.as_ref().map(|h| {
             let stages = h.dag.stages().iter();
-            stages.map(|s| s.tasks as f64 * s.demand.dominant_share(&state.capacity) * s.duration_ms as f64 / 1000.0).sum::<f64>()
+            stages
+                .map(|s| s.tasks as f64 * s.demand.dominant_share(&state.capacity) * s.duration_ms as f64 / 1000.0)
+                .sum::<f64>()
         });
         let q = self.queue(qi);
         let Some(entry) = q.apps.get_mut(&key) else { return };

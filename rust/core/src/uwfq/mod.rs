@@ -30,10 +30,10 @@ mod sumtree;
 
 pub use partition::{partition_count, PartitionError};
 
-use serde::Serialize;
 use rustc_hash::FxHashMap;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use serde::Serialize;
 use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use sumtree::SumTree;
 use thiserror::Error;
 
@@ -104,7 +104,12 @@ impl UwfqSettings {
             self.grace_period_sec.is_finite() && self.grace_period_sec >= 0.0,
             "a non-negative finite number of seconds",
         )?;
-        check("uwfq-default-task-sec", self.default_task_sec, positive(self.default_task_sec), "a positive finite number of seconds")?;
+        check(
+            "uwfq-default-task-sec",
+            self.default_task_sec,
+            positive(self.default_task_sec),
+            "a positive finite number of seconds",
+        )?;
         match self.target_task_sec {
             Some(t) => check("uwfq-target-task-sec", t, positive(t), "a positive finite number of seconds"),
             None => Ok(()),
@@ -199,7 +204,12 @@ impl UwfqClock {
     /// `grace_sec` seconds of running out of work.
     pub fn new(capacity: f64, grace_sec: f64) -> Result<UwfqClock, UwfqError> {
         check("capacity", capacity, capacity.is_finite() && capacity >= 0.0, "a non-negative finite rate")?;
-        check("uwfq-grace-period-sec", grace_sec, grace_sec.is_finite() && grace_sec >= 0.0, "a non-negative finite number of seconds")?;
+        check(
+            "uwfq-grace-period-sec",
+            grace_sec,
+            grace_sec.is_finite() && grace_sec >= 0.0,
+            "a non-negative finite number of seconds",
+        )?;
         Ok(UwfqClock {
             capacity,
             grace_sec,
@@ -571,7 +581,11 @@ impl UwfqClock {
                 return user.live_fluid.first().map(|&(Key(d), j)| (d, j, true));
             }
             Some((d, job, true)) => {
-                return user.live_fluid.range((Excluded((Key(d), job)), Unbounded)).next().map(|&(Key(d2), j2)| (d2, j2, true));
+                return user
+                    .live_fluid
+                    .range((Excluded((Key(d), job)), Unbounded))
+                    .next()
+                    .map(|&(Key(d2), j2)| (d2, j2, true));
             }
         }
         if let Some(&(Key(k), j)) = user.outlived.first() {

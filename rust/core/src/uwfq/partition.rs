@@ -50,7 +50,10 @@ mod tests {
         assert_eq!(partition_count(10.0, 10.0 / 3.0, 1000), Ok(3));
         assert_eq!(partition_count(0.0, 5.0, 1000), Ok(1));
         assert_eq!(partition_count(1e9, 1.0, 200), Ok(200));
-        assert!(matches!(partition_count(10.0, 0.0, 10), Err(PartitionError::InvalidInput { field: "target-task-sec", .. })));
+        assert!(matches!(
+            partition_count(10.0, 0.0, 10),
+            Err(PartitionError::InvalidInput { field: "target-task-sec", .. })
+        ));
         assert!(partition_count(f64::NAN, 1.0, 10).is_err());
         assert!(partition_count(1.0, 1.0, 0).is_err());
     }

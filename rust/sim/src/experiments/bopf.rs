@@ -181,7 +181,9 @@ fn benches() -> Vec<Bench> {
     vec![
         Bench {
             label: "BB",
-            note: format!("BigBench-like generator, 2-stage LQ jobs at cluster width, TQ tasks x{BIGBENCH_TQ_TASK_SCALE}"),
+            note: format!(
+                "BigBench-like generator, 2-stage LQ jobs at cluster width, TQ tasks x{BIGBENCH_TQ_TASK_SCALE}"
+            ),
             lq: SourceSpec::Generator { family: Family::Bigbench, scale: 1.0 },
             max_stages: Some(2),
             every_stage_at_peak: true,
@@ -232,10 +234,13 @@ impl Bench {
 /// an LQ that outgrows its share builds a backlog, so each run finishes a different prefix of
 /// the LQ jobs; comparing the same jobs keeps a longer run from looking slower.
 fn common_lq_avg<'a>(runs: impl Iterator<Item = &'a RunOutput> + Clone) -> Vec<f64> {
-    let done = |r: &'a RunOutput| r.jobs.iter().filter(|j| j.class == "LQ").map(|j| j.name.as_str()).collect::<std::collections::HashSet<_>>();
+    let done = |r: &'a RunOutput| {
+        r.jobs.iter().filter(|j| j.class == "LQ").map(|j| j.name.as_str()).collect::<std::collections::HashSet<_>>()
+    };
     let common = runs.clone().map(done).reduce(|a, b| a.intersection(&b).copied().collect()).unwrap_or_default();
     runs.map(|r| {
-        let v: Vec<f64> = r.jobs.iter().filter(|j| common.contains(j.name.as_str())).map(|j| j.jct_ms() as f64 / 1000.0).collect();
+        let v: Vec<f64> =
+            r.jobs.iter().filter(|j| common.contains(j.name.as_str())).map(|j| j.jct_ms() as f64 / 1000.0).collect();
         v.iter().sum::<f64>() / v.len() as f64
     })
     .collect()
@@ -272,7 +277,10 @@ fn factor_table(ctx: &Ctx, f: &mut Findings, cluster: bool) -> Result<()> {
     };
     let table = if cluster { "Table 3 (cluster set-up, in simulation)" } else { "Table 4 (simulation)" };
     let _ = writeln!(f, "== BoPF {table}: factor of improvement of average LQ completion, DRF / BoPF");
-    let _ = writeln!(f, "   LQ: periodic, jobs with a shortest completion under 30 s scaled to the cluster; declares its true need");
+    let _ = writeln!(
+        f,
+        "   LQ: periodic, jobs with a shortest completion under 30 s scaled to the cluster; declares its true need"
+    );
     let _ = writeln!(f, "   TQs: all jobs queued at t = 0 with a backlog that outlasts the LQ arrivals; the run ends with the last LQ job");
     let benches = benches();
     let mut specs = Vec::new();
@@ -295,7 +303,11 @@ fn factor_table(ctx: &Ctx, f: &mut Findings, cluster: bool) -> Result<()> {
     for bench in &benches {
         let mut gains = Vec::new();
         let _ = writeln!(f, "\n   {} ({})", bench.label, bench.note);
-        let _ = writeln!(f, "   {:>5} {:>10} {:>10} {:>8} {:>8} {:>8} {:>10} {:>9} {:>8}", "TQs", "DRF LQ s", "BoPF LQ s", "ours", "paper", "ratio", "deadlines", "busy", "LQ class");
+        let _ = writeln!(
+            f,
+            "   {:>5} {:>10} {:>10} {:>8} {:>8} {:>8} {:>10} {:>9} {:>8}",
+            "TQs", "DRF LQ s", "BoPF LQ s", "ours", "paper", "ratio", "deadlines", "busy", "LQ class"
+        );
         let mut last = None;
         for &n in tqs {
             let (drf, bopf) = (runs.next().expect("a DRF run"), runs.next().expect("a BoPF run"));
@@ -330,7 +342,11 @@ fn factor_table(ctx: &Ctx, f: &mut Findings, cluster: bool) -> Result<()> {
         }
         let (drf, bopf, tag) = last.expect("at least one TQ count");
         let plot = ctx.out.join(format!("{}-lq-jct-cdf.svg", bench.label.to_lowercase()));
-        report::plot_jct_cdf(&[(&format!("DRF, {tag}"), &drf.0), (&format!("BoPF, {tag}"), &bopf.0)], Some("LQ"), &plot)?;
+        report::plot_jct_cdf(
+            &[(&format!("DRF, {tag}"), &drf.0), (&format!("BoPF, {tag}"), &bopf.0)],
+            Some("LQ"),
+            &plot,
+        )?;
         f.distinct((&format!("BoPF ({tag})"), &bopf.0), (&format!("DRF ({tag})"), &drf.0));
         // DRF against itself: the gain is 1 at every TQ count, which must not pass as growth.
         let flat = vec![1.0; gains.len()];
@@ -371,10 +387,21 @@ pub fn fig9(ctx: &Ctx, f: &mut Findings) -> Result<()> {
         Scale::Small => &[1.0, 8.0],
         Scale::Full => &[1.0, 2.0, 4.0, 8.0],
     };
-    let _ = writeln!(f, "== BoPF Fig. 9 (cluster set-up, in simulation): 1 LQ + 8 TQs, LQ jobs x1..x8 of their declaration");
-    let _ = writeln!(f, "   {}; {} TQ jobs queued at t = 0, LQ every {} s; the run ends with the last TQ job", bench.note, setup.tq_jobs, setup.period_s);
+    let _ = writeln!(
+        f,
+        "== BoPF Fig. 9 (cluster set-up, in simulation): 1 LQ + 8 TQs, LQ jobs x1..x8 of their declaration"
+    );
+    let _ = writeln!(
+        f,
+        "   {}; {} TQ jobs queued at t = 0, LQ every {} s; the run ends with the last TQ job",
+        bench.note, setup.tq_jobs, setup.period_s
+    );
     let _ = writeln!(f, "   LQ s: average over the LQ jobs all three runs finished");
-    let _ = writeln!(f, "   {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>14}", "LQ x", "DRF TQ s", "SP TQ s", "BoPF TQ s", "DRF LQ s", "SP LQ s", "BoPF LQ s", "busy D/S/B");
+    let _ = writeln!(
+        f,
+        "   {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>14}",
+        "LQ x", "DRF TQ s", "SP TQ s", "BoPF TQ s", "DRF LQ s", "SP LQ s", "BoPF LQ s", "busy D/S/B"
+    );
     const POLICIES: [&str; 3] = ["drf", "strict-priority", "bopf"];
     let mut specs = Vec::new();
     for &x in sizes {
@@ -449,8 +476,12 @@ pub fn estimation_errors(ctx: &Ctx, f: &mut Findings) -> Result<()> {
         Scale::Small => &[0.0, 0.3],
         Scale::Full => &[0.0, 0.1, 0.2, 0.3, 0.4, 0.5],
     };
-    let _ = writeln!(f, "== BoPF Fig. 13 (simulation): LQ completion under estimation errors, 1 LQ + 8 TQs, LQ every 350 s");
-    let _ = writeln!(f, "   {}; real demand and duration = estimate x (1 + e), e ~ N(0, std), LQ jobs only", bench.note);
+    let _ = writeln!(
+        f,
+        "== BoPF Fig. 13 (simulation): LQ completion under estimation errors, 1 LQ + 8 TQs, LQ every 350 s"
+    );
+    let _ =
+        writeln!(f, "   {}; real demand and duration = estimate x (1 + e), e ~ N(0, std), LQ jobs only", bench.note);
     let mut specs = vec![setup.spec("errors-drf", "drf")];
     for &std in stds {
         setup.error_std = std;
@@ -464,10 +495,24 @@ pub fn estimation_errors(ctx: &Ctx, f: &mut Findings) -> Result<()> {
     let mut lq = Vec::new();
     for (&std, (_, s)) in stds.iter().zip(runs) {
         f.loaded(&format!("BoPF std {:.0}%", std * 100.0), &s);
-        let _ = writeln!(f, "   {:>7.0}% {:>12.1} {:>12} {:>7.0}%", std * 100.0, lq_avg(&s), met(&s), 100.0 * utilization(&s));
+        let _ = writeln!(
+            f,
+            "   {:>7.0}% {:>12.1} {:>12} {:>7.0}%",
+            std * 100.0,
+            lq_avg(&s),
+            met(&s),
+            100.0 * utilization(&s)
+        );
         lq.push(lq_avg(&s));
     }
-    let _ = writeln!(f, "   {:>8} {:>12.1} {:>12} {:>7.0}%", "DRF", lq_avg(&drf.1), met(&drf.1), 100.0 * utilization(&drf.1));
+    let _ = writeln!(
+        f,
+        "   {:>8} {:>12.1} {:>12} {:>7.0}%",
+        "DRF",
+        lq_avg(&drf.1),
+        met(&drf.1),
+        100.0 * utilization(&drf.1)
+    );
     f.paper("LQ completion under DRF (s)", 162.0, lq_avg(&drf.1));
     let ahead = |v: &[f64]| v.iter().all(|&x| x < lq_avg(&drf.1) * 0.8);
     f.trend(

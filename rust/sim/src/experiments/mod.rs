@@ -125,8 +125,13 @@ pub fn run_swapped(e: &Experiment, scale: Scale, out: &Path, swap: Option<(&str,
     }
     (e.run)(&Ctx { scale, out, swap }, &mut f)?;
     let failed = f.failures().len();
-    let _ = writeln!(f.text, "
-   {} checks, {} failed", f.checks.len(), failed);
+    let _ = writeln!(
+        f.text,
+        "
+   {} checks, {} failed",
+        f.checks.len(),
+        failed
+    );
     std::fs::write(out.join("report.txt"), &f.text)?;
     fidelity::write_csvs(&f, out)?;
     Ok(f)
@@ -153,12 +158,26 @@ fn res(v: &[(&str, i64)]) -> ResourceSpec {
 
 /// Carbyne's machines: 20 cores, 128 GB, an SSD and a 10 Gbps NIC (bandwidths in Mbps).
 fn carbyne_machine() -> ResourceSpec {
-    res(&[("memory_mb", 131072), ("vcores", 20), ("disk_read_mbps", 4000), ("disk_write_mbps", 2000), ("net_in_mbps", 10000), ("net_out_mbps", 10000)])
+    res(&[
+        ("memory_mb", 131072),
+        ("vcores", 20),
+        ("disk_read_mbps", 4000),
+        ("disk_write_mbps", 2000),
+        ("net_in_mbps", 10000),
+        ("net_out_mbps", 10000),
+    ])
 }
 
 /// BoPF's CloudLab machines: 32 cores, 64 GB, a 10 Gbps NIC.
 fn bopf_machine() -> ResourceSpec {
-    res(&[("memory_mb", 65536), ("vcores", 32), ("disk_read_mbps", 4000), ("disk_write_mbps", 2000), ("net_in_mbps", 10000), ("net_out_mbps", 10000)])
+    res(&[
+        ("memory_mb", 65536),
+        ("vcores", 32),
+        ("disk_read_mbps", 4000),
+        ("disk_write_mbps", 2000),
+        ("net_in_mbps", 10000),
+        ("net_out_mbps", 10000),
+    ])
 }
 
 fn sim_defaults() -> SimSpec {
@@ -204,7 +223,8 @@ fn run_parallel(specs: &[Spec], ctx: &Ctx) -> Result<Vec<(RunOutput, Summary)>> 
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(spec) = specs.get(i) else { break };
-                let r = run_spec(spec, false).and_then(|run| Ok((save(&run, spec, &out.join(&spec.name))?, run)).map(|(s, r)| (r, s)));
+                let r = run_spec(spec, false)
+                    .and_then(|run| Ok((save(&run, spec, &out.join(&spec.name))?, run)).map(|(s, r)| (r, s)));
                 *results[i].lock().expect("no panic while holding the lock") = Some(r);
             });
         }
@@ -215,7 +235,10 @@ fn run_parallel(specs: &[Spec], ctx: &Ctx) -> Result<Vec<(RunOutput, Summary)>> 
 fn tpch_source() -> (SourceSpec, &'static str) {
     let f = shared_dir().join("traces/tpch-spark/tpch-10g.json");
     if f.exists() {
-        (SourceSpec::TpchSpark { file: f.display().to_string(), options: Default::default() }, "TPC-H measured on Spark (10 GB)")
+        (
+            SourceSpec::TpchSpark { file: f.display().to_string(), options: Default::default() },
+            "TPC-H measured on Spark (10 GB)",
+        )
     } else {
         (SourceSpec::Generator { family: Family::Tpch, scale: 1.0 }, "TPC-H-like generator (shared traces absent)")
     }
@@ -255,9 +278,19 @@ fn drf_baseline(ctx: &Ctx, f: &mut Findings) -> Result<()> {
     };
     let run = run_spec(&spec, true)?;
     let s = save(&run, &spec, &out.join("carbyne-offline-drf"))?;
-    let _ = writeln!(f, "== Carbyne offline case (Fig. 1a / 4), DRF, TPC-DS-like generator, {machines} machines, {jobs} jobs at t=0");
-    let _ = writeln!(f, "   data differ: the paper ran real TPC-DS queries; we run generated DAGs with Table 1/2 structure");
-    let _ = writeln!(f, "   Jain's index min..max {:.2}..{:.2}; average JCT {:.0} s; makespan {:.0} s", s.fairness.min, s.fairness.max, s.jct.avg_s, s.makespan_s);
+    let _ = writeln!(
+        f,
+        "== Carbyne offline case (Fig. 1a / 4), DRF, TPC-DS-like generator, {machines} machines, {jobs} jobs at t=0"
+    );
+    let _ = writeln!(
+        f,
+        "   data differ: the paper ran real TPC-DS queries; we run generated DAGs with Table 1/2 structure"
+    );
+    let _ = writeln!(
+        f,
+        "   Jain's index min..max {:.2}..{:.2}; average JCT {:.0} s; makespan {:.0} s",
+        s.fairness.min, s.fairness.max, s.jct.avg_s, s.makespan_s
+    );
     f.paper("Carbyne offline, DRF: Jain's index (60 s windows)", 0.86, s.fairness.avg);
     f.loaded("Carbyne offline, DRF", &s);
     // Part 2: BoPF's single LQ under DRF as TQs are added; BoPF, which keeps the LQ's
@@ -266,7 +299,10 @@ fn drf_baseline(ctx: &Ctx, f: &mut Findings) -> Result<()> {
         Scale::Small => &[0, 1, 4],
         Scale::Full => &[0, 1, 2, 4, 8],
     };
-    let _ = writeln!(f, "\n== BoPF Fig. 7: average LQ completion vs number of TQs under DRF (BoPF beside it), cluster set-up");
+    let _ = writeln!(
+        f,
+        "\n== BoPF Fig. 7: average LQ completion vs number of TQs under DRF (BoPF beside it), cluster set-up"
+    );
     let _ = writeln!(f, "   {:>5} {:>12} {:>12} {:>14}", "TQs", "DRF LQ s", "BoPF LQ s", "DRF deadlines");
     let mut specs = Vec::new();
     for &n in tqs {
@@ -301,8 +337,12 @@ fn drf_baseline(ctx: &Ctx, f: &mut Findings) -> Result<()> {
 /// Carbyne's baselines as app policies over one queue of jobs: DRF is Carbyne with
 /// P(altruism) = 0 (job-level DRF, YARN's priority order inside a job, the paper's DRF with a
 /// breadth-first intra-job order), Tetris with fairness knob 0, SJF by critical path.
-const CARBYNE_POLICIES: [(&str, &str, Option<f64>); 4] =
-    [("DRF", "carbyne", Some(0.0)), ("Carbyne", "carbyne", Some(1.0)), ("Tetris", "tetris", None), ("SJF", "sjf", None)];
+const CARBYNE_POLICIES: [(&str, &str, Option<f64>); 4] = [
+    ("DRF", "carbyne", Some(0.0)),
+    ("Carbyne", "carbyne", Some(1.0)),
+    ("Tetris", "tetris", None),
+    ("SJF", "sjf", None),
+];
 
 /// The paper's Jain's index (cluster, offline TPC-DS, Fig. 4a): DRF 0.86, CARBYNE 0.05 below,
 /// Tetris 0.12 below, SJF 0.22 below. Online (Fig. 5a) CARBYNE is 0.06 below DRF.
@@ -314,7 +354,10 @@ pub const JAIN_TOLERANCE: f64 = 0.10;
 
 fn carbyne_table4(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     let (scale, out) = (ctx.scale, ctx.out);
-    let _ = writeln!(r, "== Carbyne Table 4 (simulation): CARBYNE vs DRF, Tetris and SJF, jobs in one queue ordered by the app policy");
+    let _ = writeln!(
+        r,
+        "== Carbyne Table 4 (simulation): CARBYNE vs DRF, Tetris and SJF, jobs in one queue ordered by the app policy"
+    );
     let _ = writeln!(r, "   DRF = app policy carbyne with altruism-probability 0 (job-level DRF); Tetris fairness knob 0; SJF by critical path");
     let _ = writeln!(r, "   AMs send DAG hints (estimates) at registration and progress at stage ends and at most every 5 s; 6 resources");
     let _ = writeln!(r, "   Jain's index over jobs' dominant shares in 60 s windows");
@@ -326,7 +369,15 @@ fn carbyne_table4(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         cluster: ClusterSpec { machines, machines_per_rack: 40, machine: carbyne_machine() },
         scheduler: SchedulerSpec { policy: Some("drf".into()), ..Default::default() },
         sim: SimSpec { fairness_over: FairnessOver::Jobs, ..sim_defaults() },
-        workload: WorkloadSpec::Carbyne { source, jobs, arrivals, mean_interarrival_s: 20.0, time_scale: 1.0, queues: 1, trace_queues: false },
+        workload: WorkloadSpec::Carbyne {
+            source,
+            jobs,
+            arrivals,
+            mean_interarrival_s: 20.0,
+            time_scale: 1.0,
+            queues: 1,
+            trace_queues: false,
+        },
     };
     // (label, spec, paper Table 4 row [vs DRF, vs Tetris] x [p25, p50, p75, p95], note)
     let mut setups: Vec<(&str, Spec, Option<[[f64; 4]; 2]>, String)> = Vec::new();
@@ -397,7 +448,11 @@ fn carbyne_table4(ctx: &Ctx, r: &mut Findings) -> Result<()> {
             runs.push(run);
         }
         let _ = writeln!(r, "\n-- {label}: {note}");
-        let _ = writeln!(r, "   {:<8} {:>10} {:>10} {:>10} {:>22} {:>12}", "policy", "avg JCT s", "p50 s", "makespan", "Jain avg (min..max)", "paper Jain");
+        let _ = writeln!(
+            r,
+            "   {:<8} {:>10} {:>10} {:>10} {:>22} {:>12}",
+            "policy", "avg JCT s", "p50 s", "makespan", "Jain avg (min..max)", "paper Jain"
+        );
         for (k, (pname, _, _)) in CARBYNE_POLICIES.iter().enumerate() {
             let s = &sums[k];
             let _ = writeln!(
@@ -435,12 +490,26 @@ fn carbyne_table4(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         // The generated TPC-DS set-ups load the cluster; the trace replays run near idle until
         // containers are reused across tasks and the FB trace runs at its paper load.
         let enforced = if label.starts_with("TPC-DS") { Ok(()) } else { Err(CARBYNE_OPEN) };
-        r.lower(format!("{label}: Carbyne beats DRF on average JCT (s)"), ("Carbyne", car.jct.avg_s), ("DRF", drf.jct.avg_s), enforced);
-        r.lower(format!("{label}: Carbyne beats Tetris on average JCT (s)"), ("Carbyne", car.jct.avg_s), ("Tetris", tet.jct.avg_s), Err(CARBYNE_OPEN));
+        r.lower(
+            format!("{label}: Carbyne beats DRF on average JCT (s)"),
+            ("Carbyne", car.jct.avg_s),
+            ("DRF", drf.jct.avg_s),
+            enforced,
+        );
+        r.lower(
+            format!("{label}: Carbyne beats Tetris on average JCT (s)"),
+            ("Carbyne", car.jct.avg_s),
+            ("Tetris", tet.jct.avg_s),
+            Err(CARBYNE_OPEN),
+        );
         let close = |x: &Summary| x.fairness.avg >= drf.fairness.avg - JAIN_TOLERANCE;
         r.reported_trend(
             format!("{label}: Carbyne's Jain's index within {JAIN_TOLERANCE:.2} of DRF's (paper 0.05-0.06)"),
-            Verdict { who: "Carbyne".into(), holds: close(car), detail: format!("{:.2} vs {:.2}", car.fairness.avg, drf.fairness.avg) },
+            Verdict {
+                who: "Carbyne".into(),
+                holds: close(car),
+                detail: format!("{:.2} vs {:.2}", car.fairness.avg, drf.fairness.avg),
+            },
             Some(Verdict { who: "SJF".into(), holds: close(&sums[3]), detail: format!("{:.2}", sums[3].fairness.avg) }),
             CARBYNE_OPEN,
         );
@@ -481,7 +550,12 @@ pub fn deadline_ratios(target: &RunOutput, ujf: &RunOutput) -> DeadlineRatios {
             ns += 1;
         }
     }
-    DeadlineRatios { dvr: if nv > 0 { v / nv as f64 } else { 0.0 }, violations: nv, dsr: if ns > 0 { sl / ns as f64 } else { 0.0 }, slacks: ns }
+    DeadlineRatios {
+        dvr: if nv > 0 { v / nv as f64 } else { 0.0 },
+        violations: nv,
+        dsr: if ns > 0 { sl / ns as f64 } else { 0.0 },
+        slacks: ns,
+    }
 }
 
 fn uwfq_users(ctx: &Ctx, r: &mut Findings) -> Result<()> {
@@ -521,7 +595,8 @@ fn uwfq_users(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     };
     // CFQ orders by virtual finish time across jobs with no user context; the core has no CFQ
     // policy, so it is UWFQ with every job submitted as its own user (job-level fair queuing).
-    let policies = [("UJF", "ujf", false), ("UWFQ", "uwfq", false), ("job-fair", "job-fair", false), ("CFQ-style", "uwfq", true)];
+    let policies =
+        [("UJF", "ujf", false), ("UWFQ", "uwfq", false), ("job-fair", "job-fair", false), ("CFQ-style", "uwfq", true)];
     let mut runs = Vec::new();
     let mut sums = Vec::new();
     for (label, app, per_job) in policies {
@@ -552,11 +627,19 @@ fn uwfq_users(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         let run = &runs[k];
         let mean = |f: &dyn Fn(&crate::sim::JobRecord) -> bool| {
             let v: Vec<f64> = run.jobs.iter().filter(|j| f(j)).map(|j| j.jct_ms() as f64 / 1000.0).collect();
-            if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 }
+            if v.is_empty() {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64
+            }
         };
         let by_class = |c: &str| sums[k].jct_by_class.get(c).map(|j| j.avg_s).unwrap_or(f64::NAN);
         let d = deadline_ratios(run, &runs[0]);
-        let ratios = if k == 0 { format!("{:>7} {:>5} {:>7} {:>5}", "-", "-", "-", "-") } else { format!("{:>7.2} {:>5} {:>7.2} {:>5}", d.dvr, d.violations, d.dsr, d.slacks) };
+        let ratios = if k == 0 {
+            format!("{:>7} {:>5} {:>7} {:>5}", "-", "-", "-", "-")
+        } else {
+            format!("{:>7.2} {:>5} {:>7.2} {:>5}", d.dvr, d.violations, d.dsr, d.slacks)
+        };
         let s80 = mean(&|j| size(j) <= c80);
         let _ = writeln!(
             r,
@@ -574,14 +657,38 @@ fn uwfq_users(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         avg.push(sums[k].jct.avg_s);
         small_rt.push(s80);
     }
-    let _ = writeln!(r, "   seed, Table 1 scenario 1 (avg RT s / infrequent users' RT s / DVR / DSR): UJF 43.1 / 48.8 / - / -;");
-    let _ = writeln!(r, "   UWFQ 29.4 / 33.1 / 0.23 / 0.37; CFQ 32.5 / 32.3 / 3.69 / 0.38; Fair (job-level) 44.0 / 44.5 / 3.25 / 0.27");
-    let _ = writeln!(r, "   seed, Table 2 (Google trace): UWFQ cuts the 0-80% jobs' RT by 55% vs UJF (74% with runtime partitioning)");
+    let _ = writeln!(
+        r,
+        "   seed, Table 1 scenario 1 (avg RT s / infrequent users' RT s / DVR / DSR): UJF 43.1 / 48.8 / - / -;"
+    );
+    let _ = writeln!(
+        r,
+        "   UWFQ 29.4 / 33.1 / 0.23 / 0.37; CFQ 32.5 / 32.3 / 3.69 / 0.38; Fair (job-level) 44.0 / 44.5 / 3.25 / 0.27"
+    );
+    let _ = writeln!(
+        r,
+        "   seed, Table 2 (Google trace): UWFQ cuts the 0-80% jobs' RT by 55% vs UJF (74% with runtime partitioning)"
+    );
     r.lower("UWFQ has a lower average response time than UJF (s)", ("UWFQ", avg[1]), ("UJF", avg[0]), Ok(()));
     r.lower("UWFQ serves small jobs (0-80%) faster than UJF (s)", ("UWFQ", small_rt[1]), ("UJF", small_rt[0]), Ok(()));
-    r.lower("light users fare better under UWFQ than under job-fair (s)", ("UWFQ", light[1]), ("job-fair", light[2]), Ok(()));
-    r.lower("light users fare better under UWFQ than CFQ-style (s)", ("UWFQ", light[1]), ("CFQ-style", light[3]), Ok(()));
-    r.lower("UWFQ has a lower average response time than CFQ-style (s)", ("UWFQ", avg[1]), ("CFQ-style", avg[3]), Err(SEEDS_OPEN));
+    r.lower(
+        "light users fare better under UWFQ than under job-fair (s)",
+        ("UWFQ", light[1]),
+        ("job-fair", light[2]),
+        Ok(()),
+    );
+    r.lower(
+        "light users fare better under UWFQ than CFQ-style (s)",
+        ("UWFQ", light[1]),
+        ("CFQ-style", light[3]),
+        Ok(()),
+    );
+    r.lower(
+        "UWFQ has a lower average response time than CFQ-style (s)",
+        ("UWFQ", avg[1]),
+        ("CFQ-style", avg[3]),
+        Err(SEEDS_OPEN),
+    );
     r.paper("scenario 1: average response time, UJF / UWFQ", 43.1 / 29.4, avg[0] / avg[1]);
     for (k, (label, _, _)) in policies.iter().enumerate() {
         r.loaded_as(label, &sums[k], Err(SEEDS_OPEN));
@@ -598,7 +705,15 @@ const BACKGROUND_TASK_SCALE: f64 = 10.0;
 
 /// One run of the slot reservation experiment: the BoPF workload's periodic LQ as the
 /// foreground (tier 0 under strict priority) beside `tqs` saturating TQs as the background.
-fn reservation_spec(name: &str, fg: &SourceSpec, scale: Scale, tqs: usize, p: Option<f64>, alpha: Option<f64>, copies: bool) -> Spec {
+fn reservation_spec(
+    name: &str,
+    fg: &SourceSpec,
+    scale: Scale,
+    tqs: usize,
+    p: Option<f64>,
+    alpha: Option<f64>,
+    copies: bool,
+) -> Spec {
     let mut s = BopfSetup::new(fg.clone(), tqs, scale, 11).spec(name, "strict-priority");
     // Held slots expire at deadlines no event marks: look at idle nodes every heartbeat.
     s.sim.idle_recheck_ms = s.sim.heartbeat_ms;
@@ -619,14 +734,18 @@ fn reservation_spec(name: &str, fg: &SourceSpec, scale: Scale, tqs: usize, p: Op
         // are a real prize for the background.
         lq[0].peak_share = 0.5;
     }
-    s.scheduler.slot_reservation =
-        p.map(|p| SlotReservationSpec { queues: vec!["lq0".into()], isolation_probability: Some(p), ..Default::default() });
+    s.scheduler.slot_reservation = p.map(|p| SlotReservationSpec {
+        queues: vec!["lq0".into()],
+        isolation_probability: Some(p),
+        ..Default::default()
+    });
     s
 }
 
 /// Foreground (LQ) jobs' average slowdown: JCT over the same job's JCT alone.
 fn fg_slowdown(run: &RunOutput, alone: &RunOutput) -> f64 {
-    let alone: std::collections::HashMap<&str, i64> = alone.jobs.iter().map(|j| (j.name.as_str(), j.jct_ms())).collect();
+    let alone: std::collections::HashMap<&str, i64> =
+        alone.jobs.iter().map(|j| (j.name.as_str(), j.jct_ms())).collect();
     let f: Vec<f64> = run
         .jobs
         .iter()
@@ -642,7 +761,6 @@ fn held_fraction(run: &RunOutput) -> f64 {
     run.held[k] / run.allocated[k].max(1.0)
 }
 
-
 fn slot_reservation(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     let (scale, out) = (ctx.scale, ctx.out);
     let tqs = 4;
@@ -657,25 +775,39 @@ fn slot_reservation(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     };
     let (tpch, tpch_note) = tpch_source();
     let mllib = SourceSpec::Generator { family: Family::Mllib, scale: 1.0 };
-    let _ = writeln!(r, "== Slot reservation seed (001): foreground DAG jobs at high priority beside a saturating background");
+    let _ = writeln!(
+        r,
+        "== Slot reservation seed (001): foreground DAG jobs at high priority beside a saturating background"
+    );
     let _ = writeln!(r, "   foreground: a periodic LQ (widest stage = half the cluster) at tier 0 under strict priority; background: {tqs} TQs of");
     let _ = writeln!(r, "   {tpch_note} jobs with tasks {BACKGROUND_TASK_SCALE}x longer, at tier 1. Slowdown = JCT / the same job's JCT alone.");
-    let _ = writeln!(r, "   held idle = vcore-time held by reservations and not used, as % of all allocated vcore-time; utilization");
+    let _ = writeln!(
+        r,
+        "   held idle = vcore-time held by reservations and not used, as % of all allocated vcore-time; utilization"
+    );
     let _ = writeln!(r, "   improvement = reduction of held idle time relative to P = 1 (the seed's Fig. 14 metric).");
     for (tag, suite, fg) in [("mllib", "MLlib-like (chains of equal stages)", &mllib), ("tpch", tpch_note, &tpch)] {
         let alone = run(reservation_spec(&format!("{tag}-alone"), fg, scale, 0, None, None, false))?;
         let plain = run(reservation_spec(&format!("{tag}-priority"), fg, scale, tqs, None, None, false))?;
         let _ = writeln!(r, "\n   foreground {suite}:");
-        let _ = writeln!(r, "   {:<16} {:>12} {:>10} {:>12} {:>14}", "scheduler", "fg slowdown", "bg avg s", "held idle %", "util. improv.");
+        let _ = writeln!(
+            r,
+            "   {:<16} {:>12} {:>10} {:>12} {:>14}",
+            "scheduler", "fg slowdown", "bg avg s", "held idle %", "util. improv."
+        );
         let (plain_sd, plain_bg) = (fg_slowdown(&plain.0, &alone.0), class_avg(&plain.1, "TQ"));
         let _ = writeln!(r, "   {:<16} {:>12.2} {:>10.0} {:>12} {:>14}", "priority only", plain_sd, plain_bg, "-", "-");
         let mut rows = Vec::new();
         for &p in probabilities {
-            rows.push((p, run(reservation_spec(&format!("{tag}-reserve-p{p}"), fg, scale, tqs, Some(p), None, false))?));
+            rows.push((
+                p,
+                run(reservation_spec(&format!("{tag}-reserve-p{p}"), fg, scale, tqs, Some(p), None, false))?,
+            ));
         }
-        let full = held_fraction(&rows.last().expect("P = 1 runs").1.0);
+        let full = held_fraction(&rows.last().expect("P = 1 runs").1 .0);
         for (p, (run, summary)) in &rows {
-            let improv = if full > 0.0 { format!("{:.0}%", 100.0 * (1.0 - held_fraction(run) / full)) } else { "-".into() };
+            let improv =
+                if full > 0.0 { format!("{:.0}%", 100.0 * (1.0 - held_fraction(run) / full)) } else { "-".into() };
             let _ = writeln!(
                 r,
                 "   {:<16} {:>12.2} {:>10.0} {:>12.2} {:>14}",
@@ -690,7 +822,12 @@ fn slot_reservation(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         let sd1 = fg_slowdown(&p1.0, &alone.0);
         // Asserted for the MLlib-like foreground (equal stage widths, the seed's isolation case).
         let enforced = if tag == "mllib" { Ok(()) } else { Err(SEEDS_OPEN) };
-        r.lower(format!("{tag}: reservation (P = 1) cuts the slowdown of priority alone"), ("reserve P=1", sd1), ("priority only", plain_sd), enforced);
+        r.lower(
+            format!("{tag}: reservation (P = 1) cuts the slowdown of priority alone"),
+            ("reserve P=1", sd1),
+            ("priority only", plain_sd),
+            enforced,
+        );
         let held: Vec<f64> = rows.iter().map(|(_, (run, _))| held_fraction(run)).collect();
         let ordered = |h: &[f64]| h.iter().all(|&x| x >= h[0] && x <= h[h.len() - 1]) && h[h.len() - 1] > h[0];
         let reversed: Vec<f64> = held.iter().rev().copied().collect();
@@ -703,10 +840,17 @@ fn slot_reservation(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         };
         r.push(check);
         r.loaded_as(&format!("{tag} priority only"), &plain.1, Err(SEEDS_OPEN));
-        let _ = writeln!(r, "   background average JCT, reservation (P = 1) / priority only: {:.3}", class_avg(&p1.1, "TQ") / plain_bg);
+        let _ = writeln!(
+            r,
+            "   background average JCT, reservation (P = 1) / priority only: {:.3}",
+            class_avg(&p1.1, "TQ") / plain_bg
+        );
     }
     let _ = writeln!(r, "\n   seed: priority alone leaves foreground jobs up to 3.9x slower (EC2, Fig. 4); with reservation < 1.1 on EC2");
-    let _ = writeln!(r, "   (Fig. 12) and in simulation MLlib < 1.1, SQL 1.3-1.5 (Fig. 15); background slowdown < 0.1%; smaller P,");
+    let _ = writeln!(
+        r,
+        "   (Fig. 12) and in simulation MLlib < 1.1, SQL 1.3-1.5 (Fig. 15); background slowdown < 0.1%; smaller P,"
+    );
     let _ = writeln!(r, "   less held time and more slowdown, sweet spot at P = 0.4 (Fig. 14).");
 
     // Straggler copies: task durations redrawn from Pareto(α) with each stage's mean (§VI-B).
@@ -715,14 +859,36 @@ fn slot_reservation(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         Scale::Full => &[1.2, 1.6, 2.0, 3.0],
     };
     let _ = writeln!(r, "\n   straggler copies on reserved slots (P = 1), MLlib-like foreground, task durations Pareto(α) with each stage's mean:");
-    let _ = writeln!(r, "   {:>5} {:>14} {:>14} {:>10} {:>8} {:>8}", "α", "fg avg s, no", "fg avg s, yes", "reduction", "copies", "won");
+    let _ = writeln!(
+        r,
+        "   {:>5} {:>14} {:>14} {:>10} {:>8} {:>8}",
+        "α", "fg avg s, no", "fg avg s, yes", "reduction", "copies", "won"
+    );
     let mut reductions = Vec::new();
     for &a in alphas {
-        let without = run(reservation_spec(&format!("mllib-pareto{a}-no-copies"), &mllib, scale, tqs, Some(1.0), Some(a), false))?;
-        let with = run(reservation_spec(&format!("mllib-pareto{a}-copies"), &mllib, scale, tqs, Some(1.0), Some(a), true))?;
+        let without = run(reservation_spec(
+            &format!("mllib-pareto{a}-no-copies"),
+            &mllib,
+            scale,
+            tqs,
+            Some(1.0),
+            Some(a),
+            false,
+        ))?;
+        let with =
+            run(reservation_spec(&format!("mllib-pareto{a}-copies"), &mllib, scale, tqs, Some(1.0), Some(a), true))?;
         let (n, y) = (lq_avg(&without.1), lq_avg(&with.1));
         reductions.push((a, n, y));
-        let _ = writeln!(r, "   {:>5} {:>14.1} {:>14.1} {:>9.0}% {:>8} {:>8}", a, n, y, 100.0 * (1.0 - y / n), with.0.stats.copies, with.0.stats.copies_won);
+        let _ = writeln!(
+            r,
+            "   {:>5} {:>14.1} {:>14.1} {:>9.0}% {:>8} {:>8}",
+            a,
+            n,
+            y,
+            100.0 * (1.0 - y / n),
+            with.0.stats.copies,
+            with.0.stats.copies_won
+        );
     }
     let _ = writeln!(r, "   seed: at α = 1.6 copies cut phase time by over 50% (numerical, Fig. 10) and foreground JCT by 73% (simulation,");
     let _ = writeln!(r, "   Fig. 17); heavier tails (smaller α) gain more.");
@@ -734,7 +900,11 @@ fn slot_reservation(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         let (heavy, light) = (reductions.first().map_or(0.0, gain), reductions.last().map_or(0.0, gain));
         r.reported_trend(
             "a heavier tail gains more from copies",
-            Verdict { who: "smallest α".into(), holds: heavy >= light, detail: format!("{:.0}% vs {:.0}%", 100.0 * heavy, 100.0 * light) },
+            Verdict {
+                who: "smallest α".into(),
+                holds: heavy >= light,
+                detail: format!("{:.0}% vs {:.0}%", 100.0 * heavy, 100.0 * light),
+            },
             None,
             SEEDS_OPEN,
         );

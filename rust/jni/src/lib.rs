@@ -77,10 +77,8 @@ fn guard<'local, R: Default>(env: &mut JNIEnv<'local>, body: impl FnOnce(&mut JN
         Err(payload) => (PANIC_EXCEPTION, format!("panic in Tidal native code: {}", panic_message(&*payload))),
     };
     // A JNI failure may already have left a Java exception pending; that one wins.
-    if !env.exception_check().unwrap_or(true) {
-        if env.throw_new(class, &message).is_err() {
-            tracing::error!(%message, "could not raise a Java exception");
-        }
+    if !env.exception_check().unwrap_or(true) && env.throw_new(class, &message).is_err() {
+        tracing::error!(%message, "could not raise a Java exception");
     }
     R::default()
 }

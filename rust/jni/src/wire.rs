@@ -57,7 +57,7 @@ pub fn settings(raw: &[i64]) -> WireResult<Settings> {
 /// Decodes ask records `[priority, location, numContainers, relaxLocality, memoryMb, vcores]`.
 pub fn decode_asks(raw: &[i64], out: &mut Vec<Ask>) -> WireResult<()> {
     out.clear();
-    if raw.len() % ASK_STRIDE != 0 {
+    if !raw.len().is_multiple_of(ASK_STRIDE) {
         return Err(WireError(format!("ask array length {} is not a multiple of {ASK_STRIDE}", raw.len())));
     }
     for (i, rec) in raw.chunks_exact(ASK_STRIDE).enumerate() {

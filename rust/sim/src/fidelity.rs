@@ -61,7 +61,7 @@ pub struct Check {
 
 impl Check {
     pub fn passed(&self) -> bool {
-        self.subject.holds && self.baseline.as_ref().map_or(true, |b| !b.holds)
+        self.subject.holds && self.baseline.as_ref().is_none_or(|b| !b.holds)
     }
 
     pub fn fails_experiment(&self) -> bool {

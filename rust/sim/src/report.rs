@@ -119,7 +119,7 @@ pub fn plot_jct_cdf(runs: &[(&str, &RunOutput)], class: Option<&str>, path: &Pat
             let mut v: Vec<f64> = r
                 .jobs
                 .iter()
-                .filter(|j| class.map_or(true, |c| j.class == c))
+                .filter(|j| class.is_none_or(|c| j.class == c))
                 .map(|j| j.jct_ms() as f64 / 1000.0)
                 .collect();
             v.sort_by(f64::total_cmp);

@@ -398,7 +398,7 @@ fn fair_share_violation(burst: &BurstSpec, cap: &Resources, m: u64) -> Option<Sh
         let rhs = i128::from(cap.0[k]) * i128::from(burst.period_ms);
         if lhs > rhs {
             let share = if cap.0[k] > 0 { lhs as f64 / rhs as f64 } else { f64::INFINITY };
-            if worst.map_or(true, |(s, _)| share > s) {
+            if worst.is_none_or(|(s, _)| share > s) {
                 worst = Some((share, k));
             }
         }
@@ -648,7 +648,7 @@ impl AdmissionController {
             let total = committed[k] + rate_fp[k];
             fits &= total <= self.cap_fp[k];
             let load = if self.cap_fp[k] > 0 { total as f64 / self.cap_fp[k] as f64 } else { f64::INFINITY };
-            if worst.map_or(true, |(l, _)| load > l) {
+            if worst.is_none_or(|(l, _)| load > l) {
                 worst = Some((load, k));
             }
         }

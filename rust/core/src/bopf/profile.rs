@@ -274,7 +274,7 @@ impl CommittedProfile {
         let inside = ranges.partition_point(|r| r.0 < span);
         let mut out = [i64::MIN; DIMS];
         // Slots beyond the stored span hold zero.
-        if ranges.last().map_or(true, |r| r.1 > span) {
+        if ranges.last().is_none_or(|r| r.1 > span) {
             out = [0; DIMS];
         }
         with_k!(self.k(), K => {

@@ -315,7 +315,7 @@ pub fn plan(dag: &JobDag, share: &Resources, now_ms: i64, committed_deadline_ms:
                     let dur = dag.stage(s).duration_ms as i64;
                     let mut v: Vec<i64> = Vec::with_capacity(dag.stage(s).pending() as usize);
                     for &(tau, k) in rev.starts[s].iter().rev() {
-                        v.extend(std::iter::repeat(deadline - tau as i64 - dur).take(k as usize));
+                        v.extend(std::iter::repeat_n(deadline - tau as i64 - dur, k as usize));
                     }
                     v
                 })
@@ -335,7 +335,7 @@ pub fn plan(dag: &JobDag, share: &Resources, now_ms: i64, committed_deadline_ms:
         .map(|batches| {
             let mut v = Vec::new();
             for &(t, k) in batches {
-                v.extend(std::iter::repeat(now_ms + t as i64).take(k as usize));
+                v.extend(std::iter::repeat_n(now_ms + t as i64, k as usize));
             }
             v
         })

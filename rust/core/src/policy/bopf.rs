@@ -235,7 +235,7 @@ impl Bopf {
                     info!(queue = queue.name(), duration_ms = now - start_ms, on_time, "burst ended");
                 }
             }
-            let period_over = burst.last_start_ms.map_or(true, |s| now - s >= burst.period_ms);
+            let period_over = burst.last_start_ms.is_none_or(|s| now - s >= burst.period_ms);
             if queue.pending_containers > 0 && period_over {
                 if let Phase::On { start_ms, .. } = burst.phase {
                     // Still busy a whole period later: the burst missed its deadline (a period

@@ -203,7 +203,7 @@ fn best_aligned(
             continue;
         }
         let score = p.resources.alignment(&offer.free, capacity);
-        if best.as_ref().map_or(true, |(b, _)| score > *b) {
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
             best = Some((score, p));
         }
     }

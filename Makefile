@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps native jar build test test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-sim clean
+.PHONY: all deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-sim clean
 
 all: build
 
@@ -29,7 +29,15 @@ build: jar
 
 test: test-rust test-java test-it
 
-test-rust: deps
+# Formatting and lints gate the Rust tests; rustup installs the components where missing.
+lint-rust: deps
+	@if ! $(CARGO) fmt --version >/dev/null 2>&1 || ! $(CARGO) clippy --version >/dev/null 2>&1; then \
+	  rustup component add rustfmt clippy; \
+	fi
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
+
+test-rust: lint-rust
 	$(CARGO) test --workspace --release
 
 test-java: native

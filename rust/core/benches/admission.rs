@@ -8,9 +8,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use tidal_core::bopf::admission::{
-    AdmissionClass, AdmissionConfig, AdmissionController, BurstSpec, LqSpec, QueueSpec, TqSpec,
-};
+use tidal_core::bopf::admission::{AdmissionClass, AdmissionConfig, AdmissionController};
+use tidal_core::bopf::spec::{BurstSpec, LqSpec, QueueSpec, TqSpec};
 use tidal_core::Resources;
 
 const QUEUES: usize = 20_000;

@@ -16,7 +16,8 @@ use std::hint::black_box;
 use tidal_core::config::Settings;
 use tidal_core::dag::pack;
 use tidal_core::dag::{JobDag, Stage};
-use tidal_core::request::{Ask, ANY};
+use tidal_core::ids::ANY;
+use tidal_core::request::Ask;
 use tidal_core::{Resources, Scheduler};
 
 const NODES: u32 = 10_000;

@@ -12,7 +12,8 @@ mod support;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use tidal_core::config::Settings;
-use tidal_core::request::{Ask, ANY};
+use tidal_core::ids::ANY;
+use tidal_core::request::Ask;
 use tidal_core::{Resources, Scheduler};
 
 const NODES: u32 = 10_000;

@@ -56,8 +56,8 @@
 //! resource holding `<normal mean=".." std=".."/>` or `<samples>v1 v2 ..</samples>`; the
 //! α-strategy turns it into the demand admission control uses.
 
-use crate::bopf::admission::{BurstSpec, LqSpec, QueueSpec, TqSpec, DEFAULT_CYCLES};
 use crate::bopf::alpha::{AlphaSpec, BurstDistribution, Correlation, ResourceDistribution};
+use crate::bopf::spec::{BurstSpec, LqSpec, QueueSpec, TqSpec, DEFAULT_CYCLES};
 use crate::error::{CoreError, Result};
 use crate::reservation::ReservationSettings;
 use crate::resource::{ResourceKind, Resources};
@@ -282,10 +282,13 @@ impl Settings {
     }
 }
 
-/// Normalises a short or full queue name to `root.<leaf>`.
+/// Normalises a short or full queue name to `root.<leaf>`; the empty name and `root` name the
+/// root. The one place queue names are built: hosts call it rather than keep their own rule.
 pub fn full_queue_name(name: &str) -> String {
     let name = name.trim();
-    if name.starts_with("root.") {
+    if name.is_empty() || name == ROOT {
+        ROOT.to_string()
+    } else if name.starts_with("root.") {
         name.to_string()
     } else {
         format!("{ROOT}.{name}")
@@ -752,13 +755,17 @@ mod tests {
     }
 
     #[test]
+    fn queue_names_are_built_in_one_place() {
+        for (given, full) in [("", "root"), (" root ", "root"), ("a", "root.a"), ("root.a", "root.a")] {
+            assert_eq!(full_queue_name(given), full, "{given:?}");
+        }
+    }
+
+    #[test]
     fn settings_validation() {
         assert!(Settings::default().validate().is_ok());
-        let mut s = Settings::default();
-        s.min_allocation = Resources::new(16384, 1);
+        let s = Settings { min_allocation: Resources::new(16384, 1), ..Settings::default() };
         assert!(s.validate().unwrap_err().to_string().contains("exceeds"));
-        s = Settings::default();
-        s.max_assign_per_heartbeat = 0;
-        assert!(s.validate().is_err());
+        assert!(Settings { max_assign_per_heartbeat: 0, ..Settings::default() }.validate().is_err());
     }
 }

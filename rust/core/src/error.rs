@@ -21,6 +21,37 @@ pub enum CoreError {
     InvalidRequest { app: u64, reason: String },
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// The request is valid but clashes with what exists (a queue of that name, say).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The caller may not do this (a run-time queue owned by someone else).
+    #[error("not permitted: {0}")]
+    Forbidden(String),
+}
+
+/// What kind of failure an error is, for hosts that map errors onto their own types (Java
+/// exception classes, HTTP statuses) without reading messages.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Malformed or out-of-range input or configuration.
+    Invalid,
+    /// A node, application or queue that does not exist.
+    NotFound,
+    /// Clashes with existing state.
+    Conflict,
+    /// The caller lacks the right.
+    Forbidden,
+}
+
+impl CoreError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            CoreError::Config(_) | CoreError::InvalidRequest { .. } | CoreError::InvalidInput(_) => ErrorKind::Invalid,
+            CoreError::UnknownNode(_) | CoreError::UnknownApp(_) | CoreError::UnknownQueue(_) => ErrorKind::NotFound,
+            CoreError::DuplicateNode(_) | CoreError::DuplicateApp(_) | CoreError::Conflict(_) => ErrorKind::Conflict,
+            CoreError::Forbidden(_) => ErrorKind::Forbidden,
+        }
+    }
 }
 
 pub type Result<T> = std::result::Result<T, CoreError>;

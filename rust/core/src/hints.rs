@@ -42,9 +42,10 @@
 
 use crate::dag::{JobDag, Stage, StageIdx};
 use crate::error::{CoreError, Result};
-use crate::request::{AskTable, Priority};
+use crate::ids::AppKey;
+use crate::ids::Priority;
+use crate::request::AskTable;
 use crate::resource::{ResourceKind, Resources};
-use crate::state::AppKey;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -283,7 +284,7 @@ fn build_dag(app: AppKey, docs: Vec<StageDoc>) -> Result<(JobDag, HashMap<String
         for (name, v) in &d.demand {
             let kind =
                 ResourceKind::parse(name).ok_or_else(|| bad(app, &f(&format!("demand.{name}")), "unknown resource"))?;
-            if *v < 0 || *v > crate::scheduler::MAX_RESOURCE_AMOUNT {
+            if *v < 0 || *v > crate::resource::MAX_RESOURCE_AMOUNT {
                 return Err(bad(app, &f(&format!("demand.{name}")), format!("{v} is negative or too large")));
             }
             demand.set(kind, *v);
@@ -374,7 +375,8 @@ fn advisories(dag: &JobDag, asks: &AskTable) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::config::Settings;
-    use crate::request::{Ask, ANY};
+    use crate::ids::ANY;
+    use crate::request::Ask;
 
     fn asks(priorities: &[Priority]) -> AskTable {
         let mut t = AskTable::default();

@@ -1,5 +1,5 @@
 //! Slot reservation inside the scheduler: the node-level holds that carry out what each
-//! [`StageReservation`] decides (seed 001, Algorithm 1), for apps of queues with
+//! [`StageReservation`] decides (the speculative slot reservation paper's Algorithm 1), for apps of queues with
 //! `<slot-reservation>` that sent DAG hints.
 //!
 //! - Every container such an app starts is a task of the stage its priority maps to (the
@@ -7,8 +7,9 @@
 //!   by a node heartbeat or released by the AM) the stage decides: hold the slot on its node
 //!   until the deadline D, release it, and possibly pre-reserve `n - m` slots for a wider
 //!   downstream stage. A container that disappears with its node ends without a duration.
-//! - A hold is a [`Hold`] in its node's list; the node's [`crate::state::Node::reserved`] is
-//!   the sum of its holds, and [`crate::state::Node::free`] leaves it out.
+//! - A hold is a [`Hold`] in its node's list. This module alone owns holds and their per-node
+//!   sums ([`Reservations::reserved_on`]); it reads the cluster state and never writes it, and
+//!   [`Reservations::free_on`] is a node's free space as an app without holds there sees it.
 //! - Pre-reservation takes the next slots other apps' containers free, on any node, sized by
 //!   the downstream stage's hinted demand (or the freed container when the demand is unknown).
 //! - Holds carry the tier of the app's queue when they were made (see [`crate::config`] for
@@ -17,10 +18,11 @@
 
 use crate::dag::StageIdx;
 use crate::hints::{AppHints, StragglerAdvice};
-use crate::request::Priority;
-use crate::reservation::{Completion, Ended, ReservationSettings, Slot, SlotAction, StageReservation, TaskEntry};
+use crate::ids::Priority;
+use crate::ids::{AllocationId, AppIdx, AppKey, NodeId};
+use crate::reservation::{Completion, Ended, ReservationSettings, Slot, SlotAction, StageReservation, StageTask};
 use crate::resource::Resources;
-use crate::state::{Allocation, AllocationId, AppKey, AppSlot, ClusterState, NodeId};
+use crate::state::{Allocation, ClusterState, Node};
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 use tracing::{debug, info};
@@ -28,7 +30,7 @@ use tracing::{debug, info};
 /// Resources held on a node for one app.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Hold {
-    pub app: AppSlot,
+    pub app: AppIdx,
     /// The stage whose finished task left this slot; `None` for a pre-reserved slot.
     pub stage: Option<StageIdx>,
     pub resources: Resources,
@@ -46,15 +48,6 @@ struct PreReserving {
     /// Size of one slot: the downstream stage's hinted demand, zero when not given.
     demand: Resources,
     tier: u8,
-}
-
-/// Where a running container of a reserving app counts: its stage and its entry there (the
-/// task, its straggler copy or the loser of their race). Kept in the container's
-/// [`Allocation`], so that its end reaches the stage without a lookup.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct StageTask {
-    pub stage: u32,
-    pub entry: TaskEntry,
 }
 
 struct StageState {
@@ -99,9 +92,11 @@ pub struct AppReservationView {
 pub struct Reservations {
     /// Holds by node id, oldest first.
     nodes: Vec<Vec<Hold>>,
+    /// Sum of the holds by node id.
+    reserved: Vec<Resources>,
     apps: Vec<Option<AppReservations>>,
     /// Apps with slots to pre-reserve, in the order they started pre-reserving.
-    prereserving: Vec<AppSlot>,
+    prereserving: Vec<AppIdx>,
     /// Apps told once that they reserve nothing without hints.
     warned: FxHashSet<AppKey>,
     holds: usize,
@@ -124,8 +119,28 @@ pub fn stage_for(hints: &AppHints, priority: Priority) -> Option<StageIdx> {
 }
 
 impl Reservations {
+    /// Sum of the holds on `node`.
+    #[inline]
+    pub fn reserved_on(&self, node: NodeId) -> Resources {
+        self.reserved.get(node as usize).copied().unwrap_or_default()
+    }
+
+    /// Free space on `n` as an app without a hold there sees it; negative dimensions become
+    /// zero (a node shrunk under its running load).
+    #[inline]
+    pub fn free_on(&self, n: &Node) -> Resources {
+        n.capacity.saturating_sub(&(n.allocated + self.reserved_on(n.id)))
+    }
+
     pub fn holds(&self, node: NodeId) -> &[Hold] {
         self.nodes.get(node as usize).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The earliest time a hold expires or a pre-reservation window closes.
+    pub fn next_expiry_ms(&self) -> Option<i64> {
+        let holds = self.nodes.iter().flatten().map(|h| h.until_ms);
+        let pre = self.prereserving.iter().filter_map(|&a| Some(self.apps.get(a)?.as_ref()?.pre?.until_ms));
+        holds.chain(pre).filter(|&t| t != i64::MAX).min()
     }
 
     /// Holds on all nodes.
@@ -134,7 +149,7 @@ impl Reservations {
     }
 
     /// Sum of the holds on `node` kept for app `app`.
-    pub fn held_for(&self, node: NodeId, app: AppSlot) -> Resources {
+    pub fn held_for(&self, node: NodeId, app: AppIdx) -> Resources {
         self.holds(node).iter().filter(|h| h.app == app).fold(Resources::ZERO, |acc, h| acc + h.resources)
     }
 
@@ -151,17 +166,20 @@ impl Reservations {
     }
 
     /// Adds a hold if the node has room for it outside every other allocation and hold.
-    fn add_hold(&mut self, state: &mut ClusterState, node: NodeId, hold: Hold) -> bool {
+    fn add_hold(&mut self, state: &ClusterState, node: NodeId, hold: Hold) -> bool {
         let Some(Some(app)) = self.apps.get_mut(hold.app) else { return false };
-        let Some(n) = state.node_mut(node) else { return false };
-        if !hold.resources.fits_in(&n.free()) || hold.resources.is_zero() {
+        let Some(n) = state.node(node) else { return false };
+        let free =
+            n.capacity.saturating_sub(&(n.allocated + self.reserved.get(node as usize).copied().unwrap_or_default()));
+        if !hold.resources.fits_in(&free) || hold.resources.is_zero() {
             return false;
         }
-        n.reserved += hold.resources;
         app.held_on.push(node);
         if self.nodes.len() <= node as usize {
             self.nodes.resize_with(node as usize + 1, Vec::new);
+            self.reserved.resize(node as usize + 1, Resources::ZERO);
         }
+        self.reserved[node as usize] += hold.resources;
         self.nodes[node as usize].push(hold);
         self.holds += 1;
         true
@@ -169,12 +187,10 @@ impl Reservations {
 
     /// Removes the `i`-th hold of `node` (its resources become free) and forgets its slot in
     /// its stage.
-    pub fn remove_hold_at(&mut self, state: &mut ClusterState, node: NodeId, i: usize) -> Hold {
+    pub fn remove_hold_at(&mut self, node: NodeId, i: usize) -> Hold {
         let h = self.nodes[node as usize].remove(i);
         self.holds -= 1;
-        if let Some(n) = state.node_mut(node) {
-            n.reserved -= h.resources;
-        }
+        self.reserved[node as usize] -= h.resources;
         self.forget(node, &h);
         h
     }
@@ -191,11 +207,11 @@ impl Reservations {
     }
 
     /// Drops the holds of `node` that are due at `now_ms`.
-    pub fn expire(&mut self, state: &mut ClusterState, node: NodeId, now_ms: i64) {
+    pub fn expire(&mut self, node: NodeId, now_ms: i64) {
         let mut i = 0;
         while i < self.holds(node).len() {
             if self.nodes[node as usize][i].until_ms <= now_ms {
-                let h = self.remove_hold_at(state, node, i);
+                let h = self.remove_hold_at(node, i);
                 debug!(node, app = h.app, "slot reservation expired");
             } else {
                 i += 1;
@@ -206,10 +222,10 @@ impl Reservations {
     /// After a container of tier `tier` went onto `node` past its free space, drops holds that
     /// tier may override, lowest priority and newest first, until the node's allocations and
     /// holds fit its capacity again. `tier = None` drops any hold (the node shrank).
-    pub fn make_room(&mut self, state: &mut ClusterState, node: NodeId, tier: Option<u8>) {
+    pub fn make_room(&mut self, state: &ClusterState, node: NodeId, tier: Option<u8>) {
         loop {
             let Some(n) = state.node(node) else { return };
-            if (n.allocated + n.reserved).fits_in(&n.capacity) {
+            if (n.allocated + self.reserved_on(node)).fits_in(&n.capacity) {
                 return;
             }
             let holds = self.holds(node);
@@ -217,7 +233,7 @@ impl Reservations {
                 .filter(|&i| tier.is_none_or(|t| holds[i].tier > t))
                 .max_by_key(|&i| (holds[i].tier, i));
             let Some(i) = victim else { return };
-            let h = self.remove_hold_at(state, node, i);
+            let h = self.remove_hold_at(node, i);
             info!(node, app = h.app, tier = h.tier, by_tier = ?tier, "slot reservation overridden");
         }
     }
@@ -231,13 +247,13 @@ impl Reservations {
 
     fn app_entry(
         &mut self,
-        slot: AppSlot,
+        idx: AppIdx,
         key: AppKey,
         settings: ReservationSettings,
         hints: &AppHints,
     ) -> &mut AppReservations {
-        if self.apps.len() <= slot {
-            self.apps.resize_with(slot + 1, || None);
+        if self.apps.len() <= idx {
+            self.apps.resize_with(idx + 1, || None);
         }
         let fresh = || AppReservations {
             key,
@@ -249,11 +265,11 @@ impl Reservations {
             held_on: Vec::new(),
             last_stage: None,
         };
-        let e = self.apps[slot].get_or_insert_with(fresh);
+        let e = self.apps[idx].get_or_insert_with(fresh);
         if e.key != key {
             *e = fresh();
         }
-        self.apps[slot].as_mut().expect("just set")
+        self.apps[idx].as_mut().expect("just set")
     }
 
     /// The stage an app's container at `priority` counts for, with its reservation state made
@@ -261,13 +277,13 @@ impl Reservations {
     fn stage_of(
         &mut self,
         state: &ClusterState,
-        slot: AppSlot,
+        idx: AppIdx,
         settings: ReservationSettings,
         priority: Priority,
     ) -> Option<StageIdx> {
-        let hints = state.app(slot).hints.as_deref()?;
-        let key = state.app(slot).key;
-        let e = self.app_entry(slot, key, settings, hints);
+        let hints = state.app(idx).hints.as_deref()?;
+        let key = state.app(idx).key;
+        let e = self.app_entry(idx, key, settings, hints);
         let mut stage = stage_for(hints, priority);
         if let Some(st) = stage {
             if e.stages.len() < hints.dag.len() {
@@ -297,26 +313,26 @@ impl Reservations {
     pub fn task_started(
         &mut self,
         state: &ClusterState,
-        slot: AppSlot,
+        idx: AppIdx,
         settings: ReservationSettings,
         id: AllocationId,
         node: NodeId,
         priority: Priority,
         resources: Resources,
     ) -> Option<StageTask> {
-        let key = state.app(slot).key;
+        let key = state.app(idx).key;
         let now = state.now_ms as f64 / 1000.0;
         let cached = self
             .apps
-            .get(slot)
+            .get(idx)
             .and_then(Option::as_ref)
             .filter(|e| e.key == key)
             .and_then(|e| e.stage_at.iter().find(|(p, _)| *p == priority).map(|&(_, stage)| stage));
         let stage = match cached {
             Some(stage) => stage?,
-            None => self.stage_of(state, slot, settings, priority)?,
+            None => self.stage_of(state, idx, settings, priority)?,
         };
-        let e = self.apps[slot].as_mut().expect("stage_of made the app's entry");
+        let e = self.apps[idx].as_mut().expect("stage_of made the app's entry");
         let st = e.stages[stage].as_mut().expect("stage_of made the stage's reservation");
         let slot = Slot { node, resources };
         let entry = match st.reservation.copy_started(id, slot) {
@@ -337,7 +353,7 @@ impl Reservations {
     /// its DAG was replaced) frees a slot an app may pre-reserve.
     pub fn container_ended(
         &mut self,
-        state: &mut ClusterState,
+        state: &ClusterState,
         id: AllocationId,
         alloc: &Allocation,
         finished: bool,
@@ -369,11 +385,11 @@ impl Reservations {
 
     /// Holds a freed slot when its stage says so; a slot without room is forgotten by the
     /// stage, which must not count it as idle.
-    fn apply_slot(&mut self, state: &mut ClusterState, slot: AppSlot, stage: StageIdx, action: SlotAction, tier: u8) {
+    fn apply_slot(&mut self, state: &ClusterState, idx: AppIdx, stage: StageIdx, action: SlotAction, tier: u8) {
         let SlotAction::Hold { slot: s, until } = action else { return };
-        let hold = Hold { app: slot, stage: Some(stage), resources: s.resources, until_ms: to_ms(until), tier };
+        let hold = Hold { app: idx, stage: Some(stage), resources: s.resources, until_ms: to_ms(until), tier };
         if !self.add_hold(state, s.node, hold) {
-            if let Some(Some(st)) = self.apps[slot].as_mut().and_then(|a| a.stages.get_mut(stage)) {
+            if let Some(Some(st)) = self.apps[idx].as_mut().and_then(|a| a.stages.get_mut(stage)) {
                 st.reservation.drop_slot(&s);
             }
         }
@@ -381,46 +397,46 @@ impl Reservations {
 
     fn apply(
         &mut self,
-        state: &mut ClusterState,
-        slot: AppSlot,
+        state: &ClusterState,
+        idx: AppIdx,
         stage: StageIdx,
         next: Option<StageIdx>,
         c: Completion,
         tier: u8,
     ) {
-        self.apply_slot(state, slot, stage, c.slot, tier);
+        self.apply_slot(state, idx, stage, c.slot, tier);
         if let Some(pre) = c.pre_reserve {
-            let app = self.apps[slot].as_mut().expect("app with a stage");
-            let demand = match (next, state.app(slot).hints.as_ref()) {
+            let app = self.apps[idx].as_mut().expect("app with a stage");
+            let demand = match (next, state.app(idx).hints.as_ref()) {
                 (Some(n), Some(h)) if n < h.dag.len() => h.dag.stage(n).demand,
                 _ => Resources::ZERO,
             };
             app.pre = Some(PreReserving { remaining: pre.count, until_ms: to_ms(pre.until), demand, tier });
-            if pre.count > 0 && !self.prereserving.contains(&slot) {
-                self.prereserving.push(slot);
+            if pre.count > 0 && !self.prereserving.contains(&idx) {
+                self.prereserving.push(idx);
             }
         }
     }
 
     /// Another app's container freed a slot: the first app still pre-reserving holds it.
-    fn pre_reserve_freed(&mut self, state: &mut ClusterState, freed: &Allocation) {
+    fn pre_reserve_freed(&mut self, state: &ClusterState, freed: &Allocation) {
         let now = state.now_ms;
         let mut i = 0;
         while i < self.prereserving.len() {
-            let slot = self.prereserving[i];
-            let pre = self.apps.get(slot).and_then(Option::as_ref).and_then(|a| a.pre);
+            let idx = self.prereserving[i];
+            let pre = self.apps.get(idx).and_then(Option::as_ref).and_then(|a| a.pre);
             let Some(pre) = pre.filter(|p| p.remaining > 0 && p.until_ms > now) else {
                 self.prereserving.remove(i);
                 continue;
             };
-            if slot == freed.app {
+            if idx == freed.app {
                 i += 1;
                 continue;
             }
             let resources = if pre.demand.is_zero() { freed.resources } else { pre.demand };
-            let hold = Hold { app: slot, stage: None, resources, until_ms: pre.until_ms, tier: pre.tier };
+            let hold = Hold { app: idx, stage: None, resources, until_ms: pre.until_ms, tier: pre.tier };
             if self.add_hold(state, freed.node, hold) {
-                let app = self.apps[slot].as_mut().expect("checked");
+                let app = self.apps[idx].as_mut().expect("checked");
                 let p = app.pre.as_mut().expect("checked");
                 p.remaining -= 1;
                 debug!(app = app.key, node = freed.node, remaining = p.remaining, "slot pre-reserved");
@@ -433,25 +449,24 @@ impl Reservations {
     }
 
     /// Forgets an app: its holds become free, its pre-reservation ends.
-    pub fn app_removed(&mut self, state: &mut ClusterState, slot: AppSlot) {
-        let Some(app) = self.apps.get_mut(slot).and_then(Option::take) else { return };
+    pub fn app_removed(&mut self, idx: AppIdx) {
+        let Some(app) = self.apps.get_mut(idx).and_then(Option::take) else { return };
         for &node in &app.held_on {
             let holds = &mut self.nodes[node as usize];
-            if let Some(pos) = holds.iter().position(|h| h.app == slot) {
+            if let Some(pos) = holds.iter().position(|h| h.app == idx) {
                 let h = holds.remove(pos);
                 self.holds -= 1;
-                if let Some(n) = state.node_mut(node) {
-                    n.reserved -= h.resources;
-                }
+                self.reserved[node as usize] -= h.resources;
             }
         }
-        self.prereserving.retain(|&s| s != slot);
+        self.prereserving.retain(|&s| s != idx);
         self.warned.remove(&app.key);
     }
 
     /// Forgets the holds of a node that left the cluster (it is no longer in `state`).
     pub fn node_removed(&mut self, node: NodeId) {
         let Some(holds) = self.nodes.get_mut(node as usize).map(std::mem::take) else { return };
+        self.reserved[node as usize] = Resources::ZERO;
         self.holds -= holds.len();
         for h in &holds {
             self.forget(node, h);
@@ -460,8 +475,8 @@ impl Reservations {
 
     /// Running containers of the app's stages that may get a copy on an idle reserved slot
     /// (§IV-C): per stage with candidates, the stage, the priority to ask at, the idle slots.
-    pub fn straggler_candidates(&self, state: &ClusterState, slot: AppSlot) -> Vec<StragglerAdvice> {
-        let (Some(Some(app)), Some(Some(a))) = (self.apps.get(slot), state.apps.get(slot)) else { return Vec::new() };
+    pub fn straggler_candidates(&self, state: &ClusterState, idx: AppIdx) -> Vec<StragglerAdvice> {
+        let (Some(Some(app)), Some(Some(a))) = (self.apps.get(idx), state.apps.get(idx)) else { return Vec::new() };
         let Some(hints) = a.hints.as_ref().filter(|h| h.dag_revision == app.dag_revision && a.key == app.key) else {
             return Vec::new();
         };
@@ -484,32 +499,32 @@ impl Reservations {
     }
 
     /// Drops everything when the app's DAG was replaced: its stages are different ones now.
-    pub fn hints_changed(&mut self, state: &mut ClusterState, slot: AppSlot) {
-        let Some(Some(app)) = self.apps.get_mut(slot) else { return };
+    pub fn hints_changed(&mut self, state: &ClusterState, idx: AppIdx) {
+        let Some(Some(app)) = self.apps.get_mut(idx) else { return };
         app.stage_at.clear();
-        let changed = state.app(slot).hints.as_ref().is_none_or(|h| h.dag_revision != app.dag_revision);
+        let changed = state.app(idx).hints.as_ref().is_none_or(|h| h.dag_revision != app.dag_revision);
         if changed {
-            self.app_removed(state, slot);
+            self.app_removed(idx);
         }
     }
 
     /// Drops every hold and all per-app state (reservation switched off or reconfigured).
-    pub fn clear(&mut self, state: &mut ClusterState) {
-        for slot in 0..self.apps.len() {
-            self.app_removed(state, slot);
+    pub fn clear(&mut self) {
+        for idx in 0..self.apps.len() {
+            self.app_removed(idx);
         }
         self.prereserving.clear();
     }
 
-    pub fn view(&self, slot: AppSlot) -> Option<AppReservationView> {
-        let app = self.apps.get(slot)?.as_ref()?;
+    pub fn view(&self, idx: AppIdx) -> Option<AppReservationView> {
+        let app = self.apps.get(idx)?.as_ref()?;
         // A node repeats in `held_on` once per hold: visit each node once.
         let mut nodes: Vec<NodeId> = app.held_on.clone();
         nodes.sort_unstable();
         nodes.dedup();
         let mut reserved = Resources::ZERO;
         for node in nodes {
-            for h in self.holds(node).iter().filter(|h| h.app == slot) {
+            for h in self.holds(node).iter().filter(|h| h.app == idx) {
                 reserved += h.resources;
             }
         }

@@ -12,6 +12,7 @@ pub mod dag;
 pub mod error;
 pub mod hints;
 pub mod holds;
+pub mod ids;
 pub mod policy;
 pub mod request;
 pub mod reservation;

@@ -10,16 +10,8 @@
 
 use crate::config::Settings;
 use crate::error::{CoreError, Result};
+use crate::ids::{LocationId, Priority, ANY};
 use crate::resource::Resources;
-
-/// YARN request priority: a lower number is served first.
-pub type Priority = i32;
-
-/// An interned host or rack name. The caller interns; the core only compares ids.
-pub type LocationId = u32;
-
-/// The id of YARN's `*` resource name.
-pub const ANY: LocationId = 0;
 
 /// How close to its data a container was placed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]

@@ -1,4 +1,4 @@
-//! Speculative slot reservation (seed 001): when a task of a high-priority DAG app finishes and
+//! Speculative slot reservation: when a task of a high-priority DAG app finishes and
 //! its stage has a downstream stage, the slot is held for the app instead of being offered to
 //! lower priorities at the barrier. Pure logic: a [`StageReservation`] per (app, stage) takes
 //! task starts and finishes and answers with actions for the scheduler (hold this slot until
@@ -9,8 +9,8 @@
 //! Pareto parameters of the stage's task durations estimated from its tasks so far; Eq. (4)
 //! bounds the expected utilization that deadline costs.
 
+use crate::ids::NodeId;
 use crate::resource::Resources;
-use crate::state::NodeId;
 use thiserror::Error;
 
 /// A container of a stage's task, as the caller names it (for example its allocation id); ids
@@ -21,6 +21,15 @@ pub type TaskId = u64;
 /// of its containers ends, so an end costs no lookup by id. An entry is reused only once the
 /// task and every copy of it have ended.
 pub type TaskEntry = u32;
+
+/// Where a running container of a reserving app counts: its stage and its entry there (the
+/// task, its straggler copy or the loser of their race). Kept in the container's
+/// allocation, so that its end reaches the stage without a lookup.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StageTask {
+    pub stage: u32,
+    pub entry: TaskEntry,
+}
 
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum ReservationError {
@@ -70,7 +79,7 @@ impl Pareto {
 
     /// Maximum-likelihood fit from finished durations and the elapsed times of tasks still
     /// running (right-censored: they will take at least that long). `t_m` is the shortest
-    /// finished duration, as the seed suggests; then
+    /// finished duration, as the paper suggests; then
     /// `α = k / (Σ_finished ln(x/t_m) + Σ_running ln(max(c, t_m)/t_m))`.
     /// Counting the running tasks matters early in a phase, when only the fast tasks have
     /// finished and a fit from them alone would see no tail at all. Returns `None` until the
@@ -136,8 +145,8 @@ pub struct ReservationSettings {
 
 impl Default for ReservationSettings {
     fn default() -> Self {
-        // P = 0.4 is where the seed's measured isolation/utilization trade-off has its sweet
-        // spot; α = 1.6 is its "typical production" tail. The seed gives no default for R; 0.5
+        // P = 0.4 is where the paper's measured isolation/utilization trade-off has its sweet
+        // spot; α = 1.6 is its "typical production" tail. The paper gives no default for R; 0.5
         // starts pre-reserving half way through the phase.
         ReservationSettings { isolation_probability: 0.4, prereserve_threshold: 0.5, prior_shape: 1.6, min_samples: 2 }
     }
@@ -510,7 +519,7 @@ impl StageReservation {
         self.stats.add(duration);
         let before = self.fit;
         if self.finished == 1 && self.fitted_at == 0 {
-            // The first finisher approximates t_m (the seed's choice) until a fit exists.
+            // The first finisher approximates t_m (the paper's choice) until a fit exists.
             self.fit.scale = duration.max(f64::MIN_POSITIVE);
         }
         self.maybe_refit(now);

@@ -11,6 +11,10 @@ use std::ops::{Add, AddAssign, Sub, SubAssign};
 /// Number of resource dimensions the core tracks.
 pub const DIMS: usize = 6;
 
+/// Largest amount accepted in any resource dimension of a node (about an exabyte of memory in
+/// MB): larger values can only be corrupt input, and refusing them keeps sums from overflowing.
+pub const MAX_RESOURCE_AMOUNT: i64 = 1 << 40;
+
 /// The resource dimensions, in array order.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -2,31 +2,32 @@
 //! simulator, deciding container placements on node heartbeats.
 //!
 //! Every mutating call validates its input completely before changing anything, so an error
-//! leaves the state exactly as it was.
+//! leaves the state exactly as it was. [`Scheduler::node_heartbeat`] reads top to bottom as
+//! phases (check, clock and completions, policy refresh, slot reservation, queue offers) and
+//! starts every container through `commit`. Policies only read the state and
+//! propose; slot reservation ([`crate::holds`]) owns its holds and is called at named points:
+//! a container started (`reservation_started`), a container ended (`reservation_ended`),
+//! before the node is offered to queues (expiry and held slots served first), and when a
+//! higher-priority container takes held space (`make_room`).
 
 use crate::config::{self, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
 use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
-use crate::holds::{AppReservationView, Hold, Reservations, StageTask};
-use crate::policy::{self, Admission, AdmissionClass, AppPolicy, NodeOffer, Policy, QueueKey};
-use crate::request::{Ask, LocationId, Priority};
-use crate::resource::Resources;
-use crate::state::{
-    Allocation, AllocationId, App, AppKey, AppSlot, ClusterState, Node, NodeId, Queue, QueueIdx, MAX_NODE_ID,
+use crate::holds::{AppReservationView, Hold, Reservations};
+use crate::ids::{
+    AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx, MAX_ALLOCATION_ID, MAX_NODE_ID,
 };
+use crate::policy::{self, Admission, AppPolicy, NodeOffer, Policy, QueueKey};
+use crate::request::{Ask, Placement};
+use crate::reservation::StageTask;
+use crate::resource::Resources;
+use crate::resource::MAX_RESOURCE_AMOUNT;
+use crate::state::{Allocation, App, ClusterState, Node, Queue};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use tracing::{debug, info, warn};
 
 pub use crate::request::Locality;
-
-/// Allocation ids must stay below this: they become the 40-bit container number of a YARN
-/// `ContainerId`.
-pub const MAX_ALLOCATION_ID: AllocationId = 1 << 40;
-
-/// Largest amount accepted in any resource dimension of a node (about an exabyte of memory in
-/// MB): larger values can only be corrupt input, and refusing them keeps sums from overflowing.
-pub const MAX_RESOURCE_AMOUNT: i64 = 1 << 40;
 
 /// A container to start: what the RM shim materialises.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -36,6 +37,14 @@ pub struct Decision {
     pub priority: Priority,
     pub locality: Locality,
     pub resources: Resources,
+}
+
+/// The node a heartbeat places containers on, with its location ids.
+#[derive(Copy, Clone, Debug)]
+struct Target {
+    node: NodeId,
+    host: LocationId,
+    rack: LocationId,
 }
 
 /// Who asks for a run-time queue change: its owner or an administrator may change a queue.
@@ -132,11 +141,11 @@ impl Scheduler {
     fn admit(&mut self, qi: QueueIdx) -> Admission {
         let admission = self.policy.admit(&self.state, qi);
         let q = &mut self.state.queues[qi];
-        if admission.class == AdmissionClass::Rejected {
+        if !admission.admitted {
             q.retired = true;
             warn!(queue = q.name(), reason = %admission.reason, "queue rejected by admission control");
         } else if !admission.reason.is_empty() {
-            info!(queue = q.name(), class = ?admission.class, reason = %admission.reason, "queue admitted");
+            info!(queue = q.name(), class = admission.class, reason = %admission.reason, "queue admitted");
         }
         admission
     }
@@ -206,12 +215,12 @@ impl Scheduler {
         if queue_file.app_policy != self.queue_file.app_policy || queue_file.uwfq != self.queue_file.uwfq {
             self.app_policy = policy::build_app_policy(&queue_file);
             // The new app policy learns the live apps in submission order.
-            let mut live: Vec<(u64, AppSlot)> =
+            let mut live: Vec<(u64, AppIdx)> =
                 self.state.apps.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| (a.seq, i))).collect();
             live.sort_unstable();
-            for (_, slot) in live {
-                self.app_policy.on_app_added(&self.state, slot);
-                self.app_policy.on_app_updated(&self.state, slot);
+            for (_, idx) in live {
+                self.app_policy.on_app_added(&self.state, idx);
+                self.app_policy.on_app_updated(&self.state, idx);
             }
         }
         let reservations_changed = self.queue_file.slot_reservation != queue_file.slot_reservation
@@ -228,7 +237,7 @@ impl Scheduler {
         }
         if reservations_changed {
             // Stages keep the settings they were made with: start over under the new ones.
-            self.reservations.clear(&mut self.state);
+            self.reservations.clear();
         }
         self.reserving = self.any_reservation();
         for (i, q) in self.state.queues.iter().enumerate() {
@@ -245,10 +254,10 @@ impl Scheduler {
     pub fn register_queue(&mut self, mut config: QueueConfig, caller: Caller) -> Result<Admission> {
         if let Some(q) = self.state.queue_by_name(&config.name) {
             if !q.retired {
-                return Err(CoreError::Config(format!("queue '{}' already exists", config.name)));
+                return Err(CoreError::Conflict(format!("queue '{}' already exists", config.name)));
             }
             if !q.apps.is_empty() {
-                return Err(CoreError::Config(format!(
+                return Err(CoreError::Conflict(format!(
                     "queue '{}' was removed but still has applications; register it again once they finish",
                     config.name
                 )));
@@ -257,7 +266,7 @@ impl Scheduler {
         config.owner = Some(caller.user.to_string());
         let qi = self.upsert_queue(&config);
         let admission = self.admit(qi);
-        if admission.class != AdmissionClass::Rejected {
+        if admission.admitted {
             self.registered.push(config);
         }
         self.reserving = self.any_reservation();
@@ -270,7 +279,7 @@ impl Scheduler {
         let full = config::full_queue_name(name);
         let pos = self.registered.iter().position(|r| r.name == full).ok_or_else(|| {
             if self.queue_file.queues.iter().any(|q| q.name == full) {
-                CoreError::Config(format!(
+                CoreError::Conflict(format!(
                     "queue '{full}' is defined in the allocation file; edit the file and refresh the queues"
                 ))
             } else {
@@ -279,7 +288,7 @@ impl Scheduler {
         })?;
         let owner = self.registered[pos].owner.as_deref();
         if !caller.admin && owner != Some(caller.user) {
-            return Err(CoreError::Config(format!(
+            return Err(CoreError::Forbidden(format!(
                 "user '{}' may not change queue '{full}' (owned by '{}')",
                 caller.user,
                 owner.unwrap_or("")
@@ -309,15 +318,7 @@ impl Scheduler {
         if self.state.nodes.len() <= idx {
             self.state.nodes.resize(idx + 1, None);
         }
-        self.state.nodes[idx] = Some(Node {
-            id,
-            host,
-            rack,
-            capacity,
-            allocated: Resources::ZERO,
-            containers: 0,
-            reserved: Resources::ZERO,
-        });
+        self.state.nodes[idx] = Some(Node { id, host, rack, capacity, allocated: Resources::ZERO, containers: 0 });
         self.state.node_count += 1;
         self.state.capacity += capacity;
         debug!(node = id, %capacity, "node added");
@@ -335,7 +336,7 @@ impl Scheduler {
             let on_node: Vec<(AllocationId, Allocation)> =
                 self.state.allocations.iter().filter(|(_, a)| a.node == id).map(|(&k, a)| (k, *a)).collect();
             for (aid, a) in on_node {
-                self.reservations.container_ended(&mut self.state, aid, &a, false, 0);
+                self.reservations.container_ended(&self.state, aid, &a, false, 0);
             }
         }
         let lost = if node.containers > 0 { self.release_where(|a| a.node == id) } else { 0 };
@@ -350,7 +351,7 @@ impl Scheduler {
         self.state.capacity -= old;
         self.state.capacity += capacity;
         // A shrunk node gives up holds before running containers.
-        self.reservations.make_room(&mut self.state, id, None);
+        self.reservations.make_room(&self.state, id, None);
         debug!(node = id, %old, new = %capacity, "node resource updated");
         Ok(())
     }
@@ -369,15 +370,15 @@ impl Scheduler {
             )));
         }
         let view = self.policy.queue_view(qi);
-        if view.class == AdmissionClass::Rejected {
+        if !view.admission.admitted {
             return Err(CoreError::Config(format!(
                 "queue '{full}' was rejected by admission control: {}",
-                view.reason
+                view.admission.reason
             )));
         }
         let seq = self.state.next_app_seq;
         self.state.next_app_seq += 1;
-        let slot = self.state.insert_app(App {
+        let idx = self.state.insert_app(App {
             key,
             queue: qi,
             user: user.to_string(),
@@ -389,29 +390,29 @@ impl Scheduler {
             hints: None,
         });
         let q = &mut self.state.queues[qi];
-        q.apps.push(slot);
+        q.apps.push(idx);
         q.apps_waiting_for_am += 1;
         debug!(app = key, queue = q.name(), user, "app added");
-        self.app_policy.on_app_added(&self.state, slot);
+        self.app_policy.on_app_added(&self.state, idx);
         Ok(self.state.queues[qi].name())
     }
 
     /// Removes an application with its asks; its live allocations are freed.
     pub fn remove_app(&mut self, key: AppKey) -> Result<()> {
-        let slot = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
-        if self.state.app(slot).running_containers > 0 {
-            self.release_where(|a| a.app == slot);
+        let idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
+        if self.state.app(idx).running_containers > 0 {
+            self.release_where(|a| a.app == idx);
         }
-        self.app_policy.on_app_removed(&self.state, slot);
-        self.reservations.app_removed(&mut self.state, slot);
-        let app = self.state.take_app(slot);
+        self.app_policy.on_app_removed(&self.state, idx);
+        self.reservations.app_removed(idx);
+        let app = self.state.take_app(idx);
         let q = &mut self.state.queues[app.queue];
         q.pending_containers -= app.asks.pending_containers();
         q.pending_resources -= app.asks.pending_resources();
         if !app.started {
             q.apps_waiting_for_am -= 1;
         }
-        if let Some(pos) = q.apps.iter().position(|&s| s == slot) {
+        if let Some(pos) = q.apps.iter().position(|&s| s == idx) {
             q.apps.remove(pos);
         }
         debug!(app = key, queue = q.name(), "app removed");
@@ -426,9 +427,9 @@ impl Scheduler {
         blacklist_additions: &[LocationId],
         blacklist_removals: &[LocationId],
     ) -> Result<()> {
-        let slot = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
+        let idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
         let settings = self.settings;
-        let app = self.state.app_mut(slot);
+        let app = self.state.app_mut(idx);
         let (old_n, old_r) = (app.asks.pending_containers(), app.asks.pending_resources());
         app.asks.update(key, asks, &settings)?;
         app.asks.update_blacklist(blacklist_additions, blacklist_removals);
@@ -436,7 +437,7 @@ impl Scheduler {
         let q = &mut self.state.queues[qi];
         q.pending_containers = q.pending_containers - old_n + new_n;
         q.pending_resources = q.pending_resources - old_r + new_r;
-        self.app_policy.on_app_updated(&self.state, slot);
+        self.app_policy.on_app_updated(&self.state, idx);
         Ok(())
     }
 
@@ -444,14 +445,14 @@ impl Scheduler {
     /// document: its DAG, progress, or both). On any error the app keeps its previous hints,
     /// or none, and is scheduled as before.
     pub fn set_hints(&mut self, key: AppKey, json: &str) -> Result<HintsReply> {
-        let slot = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
-        let app = self.state.app(slot);
+        let idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
+        let app = self.state.app(idx);
         let (hints, reply) = crate::hints::apply(key, json, app.hints.as_deref(), &app.asks)?;
-        self.state.app_mut(slot).hints = Some(std::sync::Arc::new(hints));
-        self.app_policy.on_app_updated(&self.state, slot);
-        self.reservations.hints_changed(&mut self.state, slot);
+        self.state.app_mut(idx).hints = Some(std::sync::Arc::new(hints));
+        self.app_policy.on_app_updated(&self.state, idx);
+        self.reservations.hints_changed(&self.state, idx);
         let mut reply = reply;
-        reply.stragglers = self.reservations.straggler_candidates(&self.state, slot);
+        reply.stragglers = self.reservations.straggler_candidates(&self.state, idx);
         for a in &reply.stragglers {
             reply.advisories.push(format!(
                 "stage '{}' has {} idle reserved slots: containers {:?} may run copies at priority {}",
@@ -461,16 +462,15 @@ impl Scheduler {
                 a.priority.map_or("(none hinted)".to_string(), |p| p.to_string())
             ));
         }
-        reply.partitions = self.partition_advice(slot);
+        reply.partitions = self.partition_advice(idx);
         debug!(app = key, revision = reply.revision, stages = reply.stages, "hints accepted");
         Ok(reply)
     }
 
     /// Runtime partitioning advice for the app's stages that have not started, when a target
     /// task runtime is configured.
-    fn partition_advice(&self, slot: AppSlot) -> Vec<PartitionAdvice> {
-        let (Some(target), Some(h)) = (self.queue_file.uwfq.target_task_sec, self.state.app(slot).hints.as_ref())
-        else {
+    fn partition_advice(&self, idx: AppIdx) -> Vec<PartitionAdvice> {
+        let (Some(target), Some(h)) = (self.queue_file.uwfq.target_task_sec, self.state.app(idx).hints.as_ref()) else {
             return Vec::new();
         };
         h.dag
@@ -489,7 +489,7 @@ impl Scheduler {
     /// [`HintsReply::stragglers`]); empty for unknown apps and apps without reservations.
     pub fn straggler_candidates(&self, key: AppKey) -> Vec<StragglerAdvice> {
         match self.state.app_index.get(&key) {
-            Some(&slot) => self.reservations.straggler_candidates(&self.state, slot),
+            Some(&idx) => self.reservations.straggler_candidates(&self.state, idx),
             None => Vec::new(),
         }
     }
@@ -502,6 +502,14 @@ impl Scheduler {
     /// Whether any queue has slot reservation on.
     pub fn reserves_slots(&self) -> bool {
         self.reserving
+    }
+
+    /// The next time the scheduler needs a call although no event arrives: a burst deadline
+    /// or a reservation expiry. Hosts that drive time themselves (the simulator) call then
+    /// instead of polling; `None` when nothing is due.
+    pub fn next_call_ms(&self) -> Option<i64> {
+        let holds = if self.reserving { self.reservations.next_expiry_ms() } else { None };
+        [self.policy.next_event_ms(), holds].into_iter().flatten().min()
     }
 
     /// Holds on all nodes.
@@ -523,7 +531,7 @@ impl Scheduler {
             Some(Some(_)) => u8::MAX,
             _ => return,
         };
-        self.reservations.container_ended(&mut self.state, id, a, true, tier);
+        self.reservations.container_ended(&self.state, id, a, true, tier);
     }
 
     /// Frees one allocation. Returns false (and logs) when the id is unknown, which makes the
@@ -569,8 +577,28 @@ impl Scheduler {
         Some(a)
     }
 
-    /// One node heartbeat: frees `completed`, then asks the policy which queues to serve and
-    /// appends the containers to start to `out`. Returns how many were appended.
+    /// Free space on node `id` as an app without holds there sees it (zero for unknown nodes).
+    pub fn free_on(&self, id: NodeId) -> Resources {
+        self.state.node(id).map_or(Resources::ZERO, |n| self.reservations.free_on(n))
+    }
+
+    /// Resources held on node `id` by slot reservations.
+    pub fn reserved_on(&self, id: NodeId) -> Resources {
+        self.reservations.reserved_on(id)
+    }
+
+    /// One node heartbeat: frees `completed`, then starts what the policies choose on the node,
+    /// appending the decisions to `out`. Returns how many were appended. The phases:
+    /// 1. check: everything that can fail is checked before anything changes, so an error
+    ///    leaves the state as it was and a heartbeat applies all its decisions or none;
+    /// 2. clock and completions: time advances, then completed containers are freed;
+    /// 3. the policies refresh their time-driven state;
+    /// 4. slot reservation's hook: ended containers reach their stages, due holds expire, and
+    ///    apps holding slots here are served first;
+    /// 5. the queue policy orders the queues and the app policy proposes placements, reading
+    ///    the state only.
+    ///
+    /// Every container starts through `commit`, the one path that books it.
     pub fn node_heartbeat(
         &mut self,
         node_id: NodeId,
@@ -579,19 +607,10 @@ impl Scheduler {
         out: &mut Vec<Decision>,
         max_decisions: usize,
     ) -> Result<usize> {
-        let node = self.state.node(node_id).ok_or(CoreError::UnknownNode(node_id))?;
-        let (host, rack) = (node.host, node.rack);
+        let limit = max_decisions.min(self.settings.max_assign_per_heartbeat as usize);
+        let at = self.check_heartbeat(node_id, limit)?;
+        self.advance_clock(now_ms);
         self.ended.clear();
-        if self.state.now_ms == 0 && now_ms > 0 {
-            // The first clock reading: queues made before it start their history now.
-            for q in &mut self.state.queues {
-                q.created_ms = now_ms;
-                q.integrated_until_ms = now_ms;
-            }
-        }
-        // The clock advances before completed containers are freed, so usage integrals count
-        // them up to this heartbeat rather than to the previous one.
-        self.state.now_ms = self.state.now_ms.max(now_ms);
         for &id in completed {
             match self.release_allocation(id) {
                 Some(a) if self.reserving => self.ended.push((id, a)),
@@ -601,8 +620,6 @@ impl Scheduler {
         }
         self.policy.begin_heartbeat(&self.state, now_ms);
         self.app_policy.begin_heartbeat(&self.state, now_ms);
-
-        let limit = max_decisions.min(self.settings.max_assign_per_heartbeat as usize);
         let mut made = 0;
         if self.reserving {
             let ended = std::mem::take(&mut self.ended);
@@ -610,13 +627,69 @@ impl Scheduler {
                 self.reservation_ended(*id, a);
             }
             self.ended = ended;
-            made = self.serve_holds(node_id, host, rack, limit, out)?;
-            if made >= limit {
-                // Held slots took the whole heartbeat: no queue is served, so none is ordered.
-                return Ok(made);
+            self.reservations.expire(node_id, self.state.now_ms);
+            made = self.serve_holds(at, limit, out);
+        }
+        if made < limit {
+            made += self.serve_queues(at, limit - made, out);
+        }
+        Ok(made)
+    }
+
+    /// Phase 1 of a heartbeat: the node is known and allocation ids suffice for `limit`
+    /// decisions.
+    fn check_heartbeat(&self, node_id: NodeId, limit: usize) -> Result<Target> {
+        let node = self.state.node(node_id).ok_or(CoreError::UnknownNode(node_id))?;
+        if self.state.next_allocation_id.saturating_add(limit as u64) > MAX_ALLOCATION_ID {
+            return Err(CoreError::InvalidInput("allocation ids exhausted (2^40); restart the scheduler".into()));
+        }
+        Ok(Target { node: node_id, host: node.host, rack: node.rack })
+    }
+
+    /// Moves the clock forward (never back). It advances before completed containers are
+    /// freed, so usage integrals count them up to this heartbeat rather than the previous one.
+    fn advance_clock(&mut self, now_ms: i64) {
+        if self.state.now_ms == 0 && now_ms > 0 {
+            // The first clock reading: queues made before it start their history now.
+            for q in &mut self.state.queues {
+                q.created_ms = now_ms;
+                q.integrated_until_ms = now_ms;
             }
         }
-        let mut free = self.state.node(node_id).map(Node::free).unwrap_or_default();
+        self.state.now_ms = self.state.now_ms.max(now_ms);
+    }
+
+    /// Offers the holds on the node to their apps first: an app's highest-priority ask that
+    /// fits all its holds on the node plus the node's free space takes them (the next stage's
+    /// task, or a straggler copy), using up holds, oldest first, until the container fits
+    /// outside the rest. Several small held slots can thus make one bigger container of a
+    /// downstream stage. Returns how many containers started.
+    fn serve_holds(&mut self, at: Target, limit: usize, out: &mut Vec<Decision>) -> usize {
+        let mut made = 0;
+        let mut i = 0;
+        while made < limit && i < self.reservations.holds(at.node).len() {
+            let app = self.reservations.holds(at.node)[i].app;
+            let free = self.free_on(at.node) + self.reservations.held_for(at.node, app);
+            let Some(p) = self.state.app(app).asks.find(at.host, at.rack, &free) else {
+                i += 1;
+                continue;
+            };
+            // Holds before `i` belong to apps that took nothing: `i` is the app's oldest.
+            self.reservations.remove_hold_at(at.node, i);
+            while !p.resources.fits_in(&self.free_on(at.node)) {
+                let Some(j) = self.reservations.holds(at.node).iter().position(|h| h.app == app) else { break };
+                self.reservations.remove_hold_at(at.node, j);
+            }
+            out.push(self.commit(at, app, p));
+            made += 1;
+        }
+        made
+    }
+
+    /// Offers the node to queues in the queue policy's order; the app policy of the queue on
+    /// top proposes a placement, which starts. Returns how many containers started.
+    fn serve_queues(&mut self, at: Target, limit: usize, out: &mut Vec<Decision>) -> usize {
+        let mut free = self.free_on(at.node);
         // Heapify once (O(Q)), then re-key only the queue that was served: keys depend on a
         // queue's own state, so a heartbeat costs O(Q + D log Q) for D decisions.
         let mut heap = std::mem::take(&mut self.candidates).into_vec();
@@ -632,99 +705,48 @@ impl Scheduler {
                 .map(|(i, q)| Reverse((policy.queue_key(state, i), q.last_served, i))),
         );
         self.candidates = BinaryHeap::from(heap);
+        let mut made = 0;
         while made < limit {
             let Some(Reverse((key, _, qi))) = self.candidates.pop() else { break };
             // Holds of a lower priority (higher tier) than this queue's are free for it.
-            let overridable = if self.reserving && self.state.node(node_id).is_some_and(|n| !n.reserved.is_zero()) {
-                self.reservations.overridable(node_id, key.tier)
+            let overridable = if self.reserving && !self.reservations.reserved_on(at.node).is_zero() {
+                self.reservations.overridable(at.node, key.tier)
             } else {
                 Resources::ZERO
             };
-            let offer = NodeOffer { node: node_id, host, rack, free: free + overridable };
-            if let Some((slot, p)) = self.app_policy.select(&self.state, qi, &offer) {
-                let (priority, locality, resources) = (p.priority, p.locality, p.resources);
-                debug_assert!(resources.fits_in(&offer.free), "app policy placed more than the node has free");
-                if self.state.next_allocation_id >= MAX_ALLOCATION_ID {
-                    return Err(CoreError::InvalidInput(
-                        "allocation ids exhausted (2^40); restart the scheduler".into(),
-                    ));
-                }
-                out.push(self.commit(slot, node_id, host, rack, priority, locality, resources));
-                if resources.fits_in(&free) {
-                    free -= resources;
-                } else {
-                    self.reservations.make_room(&mut self.state, node_id, Some(key.tier));
-                    free = self.state.node(node_id).map(Node::free).unwrap_or_default();
-                }
-                made += 1;
-                let q = &self.state.queues[qi];
-                if q.pending_containers > 0 {
-                    self.candidates.push(Reverse((self.policy.queue_key(&self.state, qi), q.last_served, qi)));
-                }
+            let offer = NodeOffer { node: at.node, host: at.host, rack: at.rack, free: free + overridable };
+            let Some((app, p)) = self.app_policy.select(&self.state, qi, &offer) else { continue };
+            debug_assert!(p.resources.fits_in(&offer.free), "app policy placed more than the node has free");
+            out.push(self.commit(at, app, p));
+            if p.resources.fits_in(&free) {
+                free -= p.resources;
+            } else {
+                // The container took space held for lower-priority apps: those holds end.
+                self.reservations.make_room(&self.state, at.node, Some(key.tier));
+                free = self.free_on(at.node);
             }
-        }
-        Ok(made)
-    }
-
-    /// Expires the node's due holds, then offers the holds to their apps first: an app's
-    /// highest-priority ask that fits all its holds on the node plus the node's free space
-    /// takes them (the next stage's task, or a straggler copy), using up holds, oldest first,
-    /// until the container fits outside the rest. Several small held slots can thus make one
-    /// bigger container of a downstream stage. Returns the placements.
-    fn serve_holds(
-        &mut self,
-        node_id: NodeId,
-        host: LocationId,
-        rack: LocationId,
-        limit: usize,
-        out: &mut Vec<Decision>,
-    ) -> Result<usize> {
-        let now = self.state.now_ms;
-        self.reservations.expire(&mut self.state, node_id, now);
-        let mut made = 0;
-        let mut i = 0;
-        while made < limit && i < self.reservations.holds(node_id).len() {
-            let app = self.reservations.holds(node_id)[i].app;
-            let own = self.reservations.held_for(node_id, app);
-            let free = self.state.node(node_id).map(Node::free).unwrap_or_default() + own;
-            let Some(p) = self.state.app(app).asks.find(host, rack, &free) else {
-                i += 1;
-                continue;
-            };
-            if self.state.next_allocation_id >= MAX_ALLOCATION_ID {
-                return Err(CoreError::InvalidInput("allocation ids exhausted (2^40); restart the scheduler".into()));
-            }
-            // Holds before `i` belong to apps that took nothing: `i` is the app's oldest.
-            self.reservations.remove_hold_at(&mut self.state, node_id, i);
-            while !p.resources.fits_in(&self.state.node(node_id).map(Node::free).unwrap_or_default()) {
-                let Some(j) = self.reservations.holds(node_id).iter().position(|h| h.app == app) else { break };
-                self.reservations.remove_hold_at(&mut self.state, node_id, j);
-            }
-            out.push(self.commit(app, node_id, host, rack, p.priority, p.locality, p.resources));
             made += 1;
+            let q = &self.state.queues[qi];
+            if q.pending_containers > 0 {
+                self.candidates.push(Reverse((self.policy.queue_key(&self.state, qi), q.last_served, qi)));
+            }
         }
-        Ok(made)
+        made
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn commit(
-        &mut self,
-        slot: AppSlot,
-        node_id: NodeId,
-        host: LocationId,
-        rack: LocationId,
-        priority: Priority,
-        locality: Locality,
-        resources: Resources,
-    ) -> Decision {
+    /// The one path that starts a container: books it on the node, the app's asks, the app and
+    /// its queue, registers it with its stage when the app reserves slots, and returns what the
+    /// host materialises. Cannot fail: the heartbeat checked everything first.
+    fn commit(&mut self, at: Target, app_idx: AppIdx, p: Placement) -> Decision {
+        let Placement { priority, locality, resources } = p;
         let id = self.state.next_allocation_id;
         self.state.next_allocation_id += 1;
-        let node = self.state.node_mut(node_id).expect("heartbeat node exists");
+        let node = self.state.node_mut(at.node).expect("heartbeat node exists");
         node.allocated += resources;
         node.containers += 1;
-        let app = self.state.app_mut(slot);
+        let app = self.state.app_mut(app_idx);
         let first = !app.started;
-        app.asks.allocate(priority, locality, host, rack);
+        app.asks.allocate(priority, locality, at.host, at.rack);
         app.usage += resources;
         app.running_containers += 1;
         app.started = true;
@@ -741,21 +763,21 @@ impl Scheduler {
             q.apps_waiting_for_am -= 1;
         }
         let stage_task =
-            if self.reserving { self.reservation_started(slot, id, node_id, priority, resources) } else { None };
-        self.state.allocations.insert(id, Allocation { app: slot, node: node_id, priority, resources, stage_task });
+            if self.reserving { self.reservation_started(app_idx, id, at.node, priority, resources) } else { None };
+        self.state.allocations.insert(id, Allocation { app: app_idx, node: at.node, priority, resources, stage_task });
         Decision { allocation_id: id, app: key, priority, locality, resources }
     }
 
     /// Registers a started container with its stage when the app reserves slots.
     fn reservation_started(
         &mut self,
-        slot: AppSlot,
+        idx: AppIdx,
         id: AllocationId,
         node: NodeId,
         priority: Priority,
         resources: Resources,
     ) -> Option<StageTask> {
-        let app = self.state.app(slot);
+        let app = self.state.app(idx);
         let settings = self.queue_file.slot_reservation_for(&self.state.queues[app.queue].config)?;
         if app.hints.is_none() {
             // The first container is the AM's, which sends hints only once it runs.
@@ -765,6 +787,6 @@ impl Scheduler {
             }
             return None;
         }
-        self.reservations.task_started(&self.state, slot, settings, id, node, priority, resources)
+        self.reservations.task_started(&self.state, idx, settings, id, node, priority, resources)
     }
 }

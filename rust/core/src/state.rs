@@ -4,26 +4,11 @@
 //! the bookkeeping (usage per queue and app, free space per node) has one owner.
 
 use crate::config::QueueConfig;
-use crate::request::{AskTable, LocationId, Priority};
+use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx};
+use crate::request::AskTable;
 use crate::resource::{Resources, DIMS};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
-
-/// Caller-chosen node id (dense small integers are cheapest).
-pub type NodeId = u32;
-/// Caller-chosen application key (one per application attempt in YARN).
-pub type AppKey = u64;
-/// Index of a queue in [`ClusterState::queues`]; stable for the queue's lifetime.
-pub type QueueIdx = usize;
-/// Index of an application in the app slab; stable while the app lives.
-pub type AppSlot = usize;
-/// Core-assigned allocation id, unique per scheduler instance and below 2^40 (it becomes the
-/// container number of a YARN `ContainerId`).
-pub type AllocationId = u64;
-
-/// Node ids above this are refused: ids index a vector, and a stray huge id must not allocate
-/// gigabytes.
-pub const MAX_NODE_ID: NodeId = 1 << 22;
 
 #[derive(Clone, Debug)]
 pub struct Node {
@@ -33,18 +18,6 @@ pub struct Node {
     pub capacity: Resources,
     pub allocated: Resources,
     pub containers: u32,
-    /// Held by slot reservations for particular apps (see [`crate::reservation`]): not free for
-    /// anyone else unless a higher priority overrides the hold.
-    pub reserved: Resources,
-}
-
-impl Node {
-    /// Free space as an app without a reservation here sees it; negative dimensions become
-    /// zero (a node shrunk under its running load).
-    #[inline]
-    pub fn free(&self) -> Resources {
-        self.capacity.saturating_sub(&(self.allocated + self.reserved))
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -64,7 +37,7 @@ pub struct Queue {
     pub pending_containers: u64,
     pub pending_resources: Resources,
     /// Apps in submission order (FIFO).
-    pub apps: Vec<AppSlot>,
+    pub apps: Vec<AppIdx>,
     /// Apps that have no container yet, i.e. are waiting for their ApplicationMaster.
     pub apps_waiting_for_am: u32,
     /// Id of the latest allocation the queue received (0: none), for tie-breaking.
@@ -157,12 +130,12 @@ pub struct App {
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Allocation {
-    pub app: AppSlot,
+    pub app: AppIdx,
     pub node: NodeId,
     pub priority: Priority,
     pub resources: Resources,
     /// The stage task the container counts for when its app reserves slots.
-    pub stage_task: Option<crate::holds::StageTask>,
+    pub stage_task: Option<crate::reservation::StageTask>,
 }
 
 /// Everything the scheduler tracks. Policies get read access.
@@ -176,8 +149,8 @@ pub struct ClusterState {
     pub queue_index: HashMap<String, QueueIdx>,
     pub apps: Vec<Option<App>>,
     /// Integer keys from the RM: the fast non-cryptographic hash is safe and hot-path cheap.
-    pub app_index: FxHashMap<AppKey, AppSlot>,
-    free_app_slots: Vec<AppSlot>,
+    pub app_index: FxHashMap<AppKey, AppIdx>,
+    free_app_indices: Vec<AppIdx>,
     pub allocations: FxHashMap<AllocationId, Allocation>,
     pub next_allocation_id: AllocationId,
     pub next_app_seq: u64,
@@ -194,12 +167,12 @@ impl ClusterState {
         self.nodes.get_mut(id as usize).and_then(|n| n.as_mut())
     }
 
-    pub fn app(&self, slot: AppSlot) -> &App {
-        self.apps[slot].as_ref().expect("app slot refers to a live app")
+    pub fn app(&self, idx: AppIdx) -> &App {
+        self.apps[idx].as_ref().expect("app index refers to a live app")
     }
 
-    pub fn app_mut(&mut self, slot: AppSlot) -> &mut App {
-        self.apps[slot].as_mut().expect("app slot refers to a live app")
+    pub fn app_mut(&mut self, idx: AppIdx) -> &mut App {
+        self.apps[idx].as_mut().expect("app index refers to a live app")
     }
 
     pub fn app_by_key(&self, key: AppKey) -> Option<&App> {
@@ -210,9 +183,9 @@ impl ClusterState {
         self.queue_index.get(name).map(|&i| &self.queues[i])
     }
 
-    pub(crate) fn insert_app(&mut self, app: App) -> AppSlot {
+    pub(crate) fn insert_app(&mut self, app: App) -> AppIdx {
         let key = app.key;
-        let slot = match self.free_app_slots.pop() {
+        let idx = match self.free_app_indices.pop() {
             Some(s) => {
                 self.apps[s] = Some(app);
                 s
@@ -222,14 +195,14 @@ impl ClusterState {
                 self.apps.len() - 1
             }
         };
-        self.app_index.insert(key, slot);
-        slot
+        self.app_index.insert(key, idx);
+        idx
     }
 
-    pub(crate) fn take_app(&mut self, slot: AppSlot) -> App {
-        let app = self.apps[slot].take().expect("app slot refers to a live app");
+    pub(crate) fn take_app(&mut self, idx: AppIdx) -> App {
+        let app = self.apps[idx].take().expect("app index refers to a live app");
         self.app_index.remove(&app.key);
-        self.free_app_slots.push(slot);
+        self.free_app_indices.push(idx);
         app
     }
 

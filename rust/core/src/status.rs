@@ -1,6 +1,6 @@
 //! Queue status as the RM shows it (`yarn queue -status`, REST, web UI), as serialisable data.
 
-use crate::policy::{AdmissionClass, BurstView};
+use crate::policy::BurstView;
 use crate::resource::Resources;
 use crate::scheduler::Scheduler;
 use crate::state::Queue;
@@ -27,8 +27,11 @@ pub struct QueueStatus {
     pub weight: f64,
     pub owner: Option<String>,
     pub retired: bool,
-    /// Admission class under BoPF (`hard`, `soft`, `elastic`); `elastic` under other policies.
-    pub class: AdmissionClass,
+    /// Whether the queue takes applications (false once admission control rejected it).
+    pub admitted: bool,
+    /// The policy's class label (BoPF: `hard`, `soft`, `elastic`; `elastic` under other
+    /// policies; `rejected`).
+    pub class: &'static str,
     /// Why admission control chose the class, with the numbers.
     pub admission_reason: String,
     /// Rate guaranteed while a burst is on (H and S queues).
@@ -59,6 +62,8 @@ pub struct SchedulerStatus {
     pub cluster: ResourceView,
     pub used: ResourceView,
     pub apps: usize,
+    /// When the scheduler next needs a call although no event arrives (scheduler ms).
+    pub next_call_ms: Option<i64>,
     pub queues: Vec<QueueStatus>,
 }
 
@@ -90,8 +95,9 @@ impl SchedulerStatus {
                     weight: q.config.weight,
                     owner: q.config.owner.clone(),
                     retired: q.retired,
-                    class: view.class,
-                    admission_reason: view.reason,
+                    admitted: view.admission.admitted,
+                    class: view.admission.class,
+                    admission_reason: view.admission.reason,
                     guaranteed: view.guaranteed_rate.map(Into::into),
                     burst: view.burst,
                     apps: q.apps.len(),
@@ -114,6 +120,7 @@ impl SchedulerStatus {
             cluster: state.capacity.into(),
             used: used.into(),
             apps: state.app_count(),
+            next_call_ms: scheduler.next_call_ms(),
             queues,
         }
     }

@@ -1,11 +1,9 @@
 //! BoPF admission control through its public API only, the way the allocation policy uses it:
 //! configuration from JSON, demands from the α-strategy, admission, removal, re-evaluation.
 
-use tidal_core::bopf::admission::{
-    AdmissionClass, AdmissionConfig, AdmissionController, AdmissionError, BurstSpec, Condition, LqSpec, QueueSpec,
-    MAX_HORIZON_SLOTS,
-};
+use tidal_core::bopf::admission::{AdmissionClass, AdmissionConfig, AdmissionController, Condition, MAX_HORIZON_SLOTS};
 use tidal_core::bopf::alpha::{AlphaSpec, BurstDistribution, Correlation, ResourceDistribution};
+use tidal_core::bopf::spec::{AdmissionError, BurstSpec, LqSpec, QueueSpec};
 use tidal_core::{ResourceKind, Resources};
 
 fn controller() -> AdmissionController {

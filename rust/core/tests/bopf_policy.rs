@@ -3,8 +3,8 @@
 
 use proptest::prelude::*;
 use tidal_core::config::{parse_queue_element, parse_queue_file, QueueKind, Settings};
-use tidal_core::policy::AdmissionClass;
-use tidal_core::request::{Ask, ANY};
+use tidal_core::ids::ANY;
+use tidal_core::request::Ask;
 use tidal_core::scheduler::Caller;
 use tidal_core::status::SchedulerStatus;
 use tidal_core::{Resources, Scheduler};
@@ -30,7 +30,7 @@ fn scheduler(policy: &str, queues: &str) -> Scheduler {
     Scheduler::from_xml(&xml, Settings { max_assign_per_heartbeat: 100, ..Settings::default() }).unwrap()
 }
 
-fn class(s: &Scheduler, name: &str) -> AdmissionClass {
+fn class(s: &Scheduler, name: &str) -> &'static str {
     let st = SchedulerStatus::of(s);
     st.queues.iter().find(|q| q.name == name).unwrap().class
 }
@@ -85,7 +85,7 @@ fn alpha_strategy_distribution_sets_the_demand() {
     .contains("alpha"));
 }
 
-/// The seed's multi-LQ case (§5.2.5) at the scheduler: LQ-0 (period 150 s) is admitted first
+/// The BoPF paper's multi-LQ case (§5.2.5) at the scheduler: LQ-0 (period 150 s) is admitted first
 /// and gets Hard; LQ-1 (110 s) fits its fair share but its rate does not fit what LQ-0 left
 /// uncommitted, so Soft; LQ-2 (60 s) asks more than its fair share of a 60 s period, so Elastic.
 /// Cluster: 4 nodes = 32 vcores, one TQ admitted first. Demands in vcore-seconds:
@@ -110,10 +110,10 @@ fn three_lqs_beside_a_tq_land_in_hard_soft_and_elastic() {
     add_nodes(&mut s, 4);
     let mut out = Vec::new();
     s.node_heartbeat(0, 1_000, &[], &mut out, 10).unwrap();
-    assert_eq!(class(&s, "root.tq"), AdmissionClass::Elastic);
-    assert_eq!(class(&s, "root.lq0"), AdmissionClass::Hard);
-    assert_eq!(class(&s, "root.lq1"), AdmissionClass::Soft);
-    assert_eq!(class(&s, "root.lq2"), AdmissionClass::Elastic);
+    assert_eq!(class(&s, "root.tq"), "elastic");
+    assert_eq!(class(&s, "root.lq0"), "hard");
+    assert_eq!(class(&s, "root.lq1"), "soft");
+    assert_eq!(class(&s, "root.lq2"), "elastic");
     let st = SchedulerStatus::of(&s);
     let lq1 = st.queues.iter().find(|q| q.name == "root.lq1").unwrap();
     assert!(lq1.admission_reason.contains("(3)"), "{}", lq1.admission_reason);
@@ -130,8 +130,8 @@ fn three_lqs_beside_a_tq_land_in_hard_soft_and_elastic() {
     );
     add_nodes(&mut n, 4);
     n.node_heartbeat(0, 1_000, &[], &mut out, 10).unwrap();
-    assert_eq!(class(&n, "root.lq0"), AdmissionClass::Hard);
-    assert_eq!(class(&n, "root.lq1"), AdmissionClass::Elastic);
+    assert_eq!(class(&n, "root.lq0"), "hard");
+    assert_eq!(class(&n, "root.lq1"), "elastic");
 }
 
 /// A burst in a Hard LQ takes freed capacity before a TQ with a far smaller share, up to its
@@ -148,7 +148,7 @@ fn hard_lq_burst_is_served_first_up_to_its_rate() {
         s.node_heartbeat(n, 1_000, &[], &mut out, 100).unwrap();
     }
     assert_eq!(out.len(), 32, "TQ fills the idle cluster (work conserving)");
-    assert_eq!(class(&s, "root.lq"), AdmissionClass::Hard);
+    assert_eq!(class(&s, "root.lq"), "hard");
 
     // The LQ's burst arrives; TQ containers finish one node at a time (no preemption).
     s.add_app(2, "lq", "v").unwrap();
@@ -203,8 +203,8 @@ fn soft_lqs_are_served_shortest_remaining_first_after_hard() {
     add_nodes(&mut s, 4);
     let mut out = Vec::new();
     s.node_heartbeat(0, 1_000, &[], &mut out, 1).unwrap();
-    assert_eq!(class(&s, "root.big"), AdmissionClass::Soft);
-    assert_eq!(class(&s, "root.small"), AdmissionClass::Soft);
+    assert_eq!(class(&s, "root.big"), "soft");
+    assert_eq!(class(&s, "root.small"), "soft");
     s.add_app(1, "big", "u").unwrap();
     s.add_app(2, "small", "u").unwrap();
     s.update_asks(1, &[any_ask(100)], &[], &[]).unwrap();
@@ -329,7 +329,7 @@ fn run_time_registration_returns_the_verdict_and_enforces_ownership() {
     let alice = Caller { user: "alice", admin: false };
     let bob = Caller { user: "bob", admin: false };
     let v = s.register_queue(parse_queue_element(&lq("dash", 100, 10, 100)).unwrap(), alice).unwrap();
-    assert_eq!(v.class, AdmissionClass::Hard, "{}", v.reason);
+    assert_eq!(v.class, "hard", "{}", v.reason);
     assert!(s.register_queue(parse_queue_element(&lq("dash", 100, 10, 100)).unwrap(), bob).is_err());
     let e = s.unregister_queue("dash", bob).unwrap_err().to_string();
     assert!(e.contains("may not change") && e.contains("alice"), "{e}");
@@ -337,7 +337,7 @@ fn run_time_registration_returns_the_verdict_and_enforces_ownership() {
     // A burst far above the fair share (100 s period, 4 queues: 32 * 100 / 2 = 1600 vcore-s
     // for N=2) is Elastic, and one that breaks the Hard queue's safety is rejected.
     let big = s.register_queue(parse_queue_element(&lq("huge", 100, 100, 5000)).unwrap(), bob).unwrap();
-    assert_eq!(big.class, AdmissionClass::Elastic);
+    assert_eq!(big.class, "elastic");
     s.unregister_queue("dash", alice).unwrap();
     assert!(s.add_app(9, "dash", "alice").is_err());
     // Registered queues survive a reload of the file.
@@ -384,7 +384,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     /// Over a long window, a saturating TQ's average dominant share is at least the LQ's (the
-    /// seed's long-term fairness inequality) even when bursts ask more than they declared, and
+    /// paper's long-term fairness inequality) even when bursts ask more than they declared, and
     /// while an H burst is within its declaration and below its rate no freed container goes to
     /// the TQ.
     #[test]
@@ -449,9 +449,9 @@ fn shipped_bopf_example_admits_as_documented() {
         s.add_node(i, 1000 + i, 1, Resources::new(64 * GB, 32)).unwrap();
     }
     s.node_heartbeat(0, 5_000, &[], &mut Vec::new(), 1).unwrap();
-    assert_eq!(class(&s, "root.dashboards"), AdmissionClass::Hard);
-    assert_eq!(class(&s, "root.alerts"), AdmissionClass::Soft);
-    assert_eq!(class(&s, "root.etl"), AdmissionClass::Elastic);
+    assert_eq!(class(&s, "root.dashboards"), "hard");
+    assert_eq!(class(&s, "root.alerts"), "soft");
+    assert_eq!(class(&s, "root.etl"), "elastic");
 }
 
 /// At a DAG barrier an LQ app has nothing running or pending for a moment; its burst goes on

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use tidal_core::config::Settings;
 use tidal_core::dag::pack::{self, PlanKind};
 use tidal_core::dag::{JobDag, Stage};
-use tidal_core::request::{Ask, Priority, ANY};
+use tidal_core::ids::{Priority, ANY};
+use tidal_core::request::Ask;
 use tidal_core::{Resources, Scheduler};
 
 fn settings() -> Settings {
@@ -195,7 +196,7 @@ fn unit(n: i64) -> Resources {
     Resources::new(n, n)
 }
 
-/// The seed's Figure 2 in spirit: J1 has a short stage S0 and a long stage S1 feeding a barrier
+/// The Carbyne paper's Figure 2 in spirit: J1 has a short stage S0 and a long stage S1 feeding a barrier
 /// S2; J2 has one stage. Cluster 10 units; DRF gives each job 5.
 /// - DRF: J1 runs S0 x3 and S1 x2 at once, J2 only 5 of its 8 tasks: J2 ends at 2 s, J1 at 4 s.
 /// - Carbyne: J1 must start only S1 now (S0 can wait until S1 is nearly done without moving
@@ -357,7 +358,7 @@ proptest! {
             for n in 0..nodes {
                 let st = s.state();
                 let node = st.node(n).unwrap();
-                let free = node.free();
+                let free = s.free_on(n);
                 let expect = st.queues[0].apps.iter().filter_map(|&slot| {
                     let a = st.app(slot);
                     a.asks.find(node.host, node.rack, &free).map(|p| (a.usage.dominant_share(&st.capacity), a.seq, a.key, p.priority))

@@ -1,7 +1,8 @@
 //! The job-fair and user-job fair (UJF) app policies, the baselines UWFQ is compared with.
 
 use tidal_core::config::Settings;
-use tidal_core::request::{Ask, ANY};
+use tidal_core::ids::ANY;
+use tidal_core::request::Ask;
 use tidal_core::{Resources, Scheduler};
 
 const GB: i64 = 1024;

@@ -2,7 +2,8 @@
 
 use proptest::prelude::*;
 use tidal_core::config::Settings;
-use tidal_core::request::{Ask, ANY};
+use tidal_core::ids::ANY;
+use tidal_core::request::Ask;
 use tidal_core::state::ClusterState;
 use tidal_core::{CoreError, Decision, Locality, Resources, Scheduler};
 
@@ -258,7 +259,7 @@ proptest! {
                 Op::Heartbeat(n, k) => {
                     let done: Vec<u64> = live.iter().take(k).copied().collect();
                     live.retain(|id| !done.contains(id));
-                    let free_before = s.state().node(n).map(|x| x.free());
+                    let free_before = s.state().node(n).map(|_| s.free_on(n));
                     let mut out = Vec::new();
                     if s.node_heartbeat(n, 0, &done, &mut out, 100).is_ok() {
                         // Space freed by `done` counts as free too.
@@ -296,7 +297,7 @@ proptest! {
                 let st = s.state();
                 let a = queue_share(st, "root.a");
                 let b = queue_share(st, "root.b") / weight_b as f64;
-                let free = st.node(n).unwrap().free();
+                let free = s.free_on(n);
                 let mut out = Vec::new();
                 if s.node_heartbeat(n, 0, &[], &mut out, 1).unwrap() == 0 {
                     prop_assert!(!ask_a.fits_in(&free) && !ask_b.fits_in(&free));

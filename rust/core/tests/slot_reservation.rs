@@ -4,7 +4,8 @@
 
 use proptest::prelude::*;
 use tidal_core::config::Settings;
-use tidal_core::request::{Ask, ANY};
+use tidal_core::ids::ANY;
+use tidal_core::request::Ask;
 use tidal_core::reservation::Pareto;
 use tidal_core::state::ClusterState;
 use tidal_core::status::SchedulerStatus;
@@ -66,7 +67,7 @@ fn apps(out: &[Decision]) -> Vec<u64> {
 }
 
 fn reserved(s: &Scheduler, node: u32) -> Resources {
-    s.state().node(node).unwrap().reserved
+    s.reserved_on(node)
 }
 
 #[test]
@@ -79,7 +80,7 @@ fn m_equals_n_holds_every_slot_until_the_next_stage_takes_it() {
         assert_eq!(s.holds(0).len(), i + 1);
     }
     assert_eq!(reserved(&s, 0), Resources::new(4 * GB, 4));
-    assert_eq!(s.state().node(0).unwrap().free(), Resources::ZERO);
+    assert_eq!(s.free_on(0), Resources::ZERO);
     // The downstream stage asks: the held slots go to it, not to the waiting background app.
     s.update_asks(FG, &[ask(8, 4)], &[], &[]).unwrap();
     assert_eq!(apps(&hb(&mut s, 0, 3_000, &[])), vec![FG; 4]);
@@ -167,7 +168,7 @@ fn only_a_strictly_higher_priority_queue_overrides_a_hold() {
     assert_eq!(s.hold_count(), 1, "one hold overridden, the other kept");
     assert_eq!(reserved(&s, 0), Resources::new(GB, 1));
     let n = s.state().node(0).unwrap();
-    assert!((n.allocated + n.reserved).fits_in(&n.capacity));
+    assert!((n.allocated + s.reserved_on(n.id)).fits_in(&n.capacity));
 }
 
 #[test]
@@ -215,7 +216,7 @@ fn shrinking_a_node_gives_up_holds_first() {
     s.update_node_resource(0, Resources::new(3 * GB, 3)).unwrap();
     assert_eq!(s.hold_count(), 1);
     let n = s.state().node(0).unwrap();
-    assert!((n.allocated + n.reserved).fits_in(&n.capacity));
+    assert!((n.allocated + s.reserved_on(n.id)).fits_in(&n.capacity));
 }
 
 #[test]
@@ -267,7 +268,7 @@ fn straggler_copies_are_advised_once_idle_slots_cover_the_running_tasks() {
     assert_eq!(s.hold_count(), 2);
     hb(&mut s, 0, 2_010, &[copy]);
     assert_eq!(s.hold_count(), 3);
-    assert_eq!(s.state().node(0).unwrap().reserved, Resources::new(3 * GB, 3));
+    assert_eq!(s.reserved_on(0), Resources::new(3 * GB, 3));
     // The last task finishes: four holds for the four tasks of `r`, none left over.
     hb(&mut s, 0, 2_020, &[fg[3]]);
     assert_eq!(s.hold_count(), 4);
@@ -325,9 +326,9 @@ fn check(st: &ClusterState, s: &Scheduler) {
     let mut holds = 0;
     for n in st.nodes.iter().flatten() {
         let sum = s.holds(n.id).iter().fold(Resources::ZERO, |acc, h| acc + h.resources);
-        assert_eq!(n.reserved, sum, "node {} reserved bookkeeping", n.id);
+        assert_eq!(s.reserved_on(n.id), sum, "node {} reserved bookkeeping", n.id);
         assert!(
-            (n.allocated + n.reserved).fits_in(&n.capacity) || n.reserved.is_zero(),
+            (n.allocated + s.reserved_on(n.id)).fits_in(&n.capacity) || s.reserved_on(n.id).is_zero(),
             "node {} over-committed",
             n.id
         );
@@ -388,7 +389,7 @@ proptest! {
         }
         prop_assert_eq!(s.hold_count(), 0);
         for n in s.state().nodes.iter().flatten() {
-            prop_assert_eq!(n.reserved, Resources::ZERO);
+            prop_assert_eq!(s.reserved_on(n.id), Resources::ZERO);
         }
     }
 }

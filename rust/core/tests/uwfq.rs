@@ -3,7 +3,8 @@
 //! the scheduler.
 
 use tidal_core::config::{parse_queue_file, AppPolicyKind, Settings};
-use tidal_core::request::{Ask, ANY};
+use tidal_core::ids::ANY;
+use tidal_core::request::Ask;
 use tidal_core::uwfq::{UwfqClock, UwfqError, UwfqSettings};
 use tidal_core::{Decision, Resources, Scheduler};
 

@@ -1,5 +1,5 @@
 //! UWFQ against user-job fairness (UJF): how much later than in the UJF fluid schedule a job may
-//! finish. The seed states fair queuing's `L_max / R` (the largest unsplittable job at full
+//! finish. The UWFQ paper states fair queuing's `L_max / R` (the largest unsplittable job at full
 //! capacity). That bound's proof needs each flow's deadlines fixed at arrival; UWFQ re-orders a
 //! user's queued jobs when a shorter one arrives, which can push the job already in service
 //! behind another user's job after it started. This test found such a case (kept below), so the
@@ -152,7 +152,7 @@ fn fifo(jobs: &[Job], r: f64) -> Vec<f64> {
     finish
 }
 
-/// The shrunk counterexample to the seed's `L_max / R`: user 1's small job waits for user 0's
+/// The shrunk counterexample to the UWFQ paper's `L_max / R`: user 1's small job waits for user 0's
 /// 5.1 job, which started while it was ahead and was then overtaken by user 0's 0.2 job.
 #[test]
 fn the_seeds_single_lmax_bound_is_exceeded_by_within_user_reordering() {

@@ -6,8 +6,8 @@
 //! [`wire`].
 //!
 //! Safety net: every entry point runs inside [`guard`], which catches Rust panics and raises
-//! `TidalPanicException`, and turns `Err` into `TidalException`. A panic never unwinds into the
-//! JVM, which would abort it.
+//! `TidalPanicException`, and turns `Err` into the `TidalException` subclass of its kind (see
+//! [`BridgeError`]). A panic never unwinds into the JVM, which would abort it.
 
 mod log_buffer;
 pub mod wire;
@@ -21,13 +21,24 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
+use tidal_core::error::ErrorKind;
 use tidal_core::request::Ask;
 use tidal_core::scheduler::Caller;
 use tidal_core::status::SchedulerStatus;
 use tidal_core::{Decision, Scheduler};
 
-const EXCEPTION: &str = "org/tidal/yarn/TidalException";
-const PANIC_EXCEPTION: &str = "org/tidal/yarn/TidalPanicException";
+/// The Java exception classes the bridge raises, one per kind of failure; all extend
+/// `TidalException`, so callers that do not care about the kind catch that.
+pub mod exceptions {
+    pub const INVALID: &str = "org/tidal/yarn/TidalInvalidInputException";
+    pub const NOT_FOUND: &str = "org/tidal/yarn/TidalNotFoundException";
+    pub const CONFLICT: &str = "org/tidal/yarn/TidalConflictException";
+    pub const FORBIDDEN: &str = "org/tidal/yarn/TidalForbiddenException";
+    /// A failure of the JNI machinery itself, or a scheduler handle already destroyed.
+    pub const BRIDGE: &str = "org/tidal/yarn/TidalException";
+    pub const PANIC: &str = "org/tidal/yarn/TidalPanicException";
+    pub const ALL: [&str; 6] = [INVALID, NOT_FOUND, CONFLICT, FORBIDDEN, BRIDGE, PANIC];
+}
 
 /// A scheduler plus scratch buffers reused across calls so the heartbeat does not allocate.
 struct Instance {
@@ -42,25 +53,40 @@ struct Instance {
 static INSTANCES: Lazy<RwLock<HashMap<jlong, Arc<Mutex<Instance>>>>> = Lazy::new(Default::default);
 static NEXT_HANDLE: AtomicI64 = AtomicI64::new(1);
 
-/// A failure to report to Java as `TidalException`.
+/// A failure to report to Java: the exception class to raise and its message.
 #[derive(Debug)]
-struct BridgeError(String);
+struct BridgeError {
+    class: &'static str,
+    message: String,
+}
+
+impl BridgeError {
+    fn invalid(message: String) -> Self {
+        BridgeError { class: exceptions::INVALID, message }
+    }
+}
 
 impl From<tidal_core::CoreError> for BridgeError {
     fn from(e: tidal_core::CoreError) -> Self {
-        BridgeError(e.to_string())
+        let class = match e.kind() {
+            ErrorKind::Invalid => exceptions::INVALID,
+            ErrorKind::NotFound => exceptions::NOT_FOUND,
+            ErrorKind::Conflict => exceptions::CONFLICT,
+            ErrorKind::Forbidden => exceptions::FORBIDDEN,
+        };
+        BridgeError { class, message: e.to_string() }
     }
 }
 
 impl From<jni::errors::Error> for BridgeError {
     fn from(e: jni::errors::Error) -> Self {
-        BridgeError(format!("JNI call failed: {e}"))
+        BridgeError { class: exceptions::BRIDGE, message: format!("JNI call failed: {e}") }
     }
 }
 
 impl From<wire::WireError> for BridgeError {
     fn from(e: wire::WireError) -> Self {
-        BridgeError(e.0)
+        BridgeError::invalid(e.0)
     }
 }
 
@@ -73,8 +99,8 @@ fn guard<'local, R: Default>(env: &mut JNIEnv<'local>, body: impl FnOnce(&mut JN
     let outcome = catch_unwind(AssertUnwindSafe(|| body(env)));
     let (class, message) = match outcome {
         Ok(Ok(value)) => return value,
-        Ok(Err(BridgeError(message))) => (EXCEPTION, message),
-        Err(payload) => (PANIC_EXCEPTION, format!("panic in Tidal native code: {}", panic_message(&*payload))),
+        Ok(Err(BridgeError { class, message })) => (class, message),
+        Err(payload) => (exceptions::PANIC, format!("panic in Tidal native code: {}", panic_message(&*payload))),
     };
     // A JNI failure may already have left a Java exception pending; that one wins.
     if !env.exception_check().unwrap_or(true) && env.throw_new(class, &message).is_err() {
@@ -94,16 +120,15 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 fn instance(handle: jlong) -> BridgeResult<Arc<Mutex<Instance>>> {
-    INSTANCES
-        .read()
-        .get(&handle)
-        .cloned()
-        .ok_or_else(|| BridgeError(format!("unknown or destroyed scheduler handle {handle}")))
+    INSTANCES.read().get(&handle).cloned().ok_or_else(|| BridgeError {
+        class: exceptions::BRIDGE,
+        message: format!("unknown or destroyed scheduler handle {handle}"),
+    })
 }
 
 fn string(env: &mut JNIEnv, s: &JString, what: &str) -> BridgeResult<String> {
     if s.is_null() {
-        return Err(BridgeError(format!("{what} must not be null")));
+        return Err(BridgeError::invalid(format!("{what} must not be null")));
     }
     Ok(env.get_string(s)?.into())
 }
@@ -308,7 +333,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_nodeHeartbeat<'l>(
     guard(&mut env, |env| {
         let node = wire::node_id(node)?;
         if out.is_null() {
-            return Err(BridgeError("heartbeat output array must not be null".into()));
+            return Err(BridgeError::invalid("heartbeat output array must not be null".into()));
         }
         let capacity = env.get_array_length(&out)? as usize / wire::DECISION_STRIDE;
         let inst = instance(handle)?;
@@ -356,7 +381,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_registerQueue<'l>(
         let name = config.name.clone();
         let caller = Caller { user: &user, admin: admin != 0 };
         let verdict = instance(handle)?.lock().scheduler.register_queue(config, caller)?;
-        let json = serde_json::json!({ "queue": name, "class": verdict.class, "reason": verdict.reason });
+        let json = serde_json::json!({ "queue": name, "admitted": verdict.admitted, "class": verdict.class, "reason": verdict.reason });
         jstring_of(env, &json.to_string())
     })
 }
@@ -403,6 +428,18 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_queueStatusJson<'l>(
     guard(&mut env, |env| {
         let json = SchedulerStatus::of(&instance(handle)?.lock().scheduler).to_json();
         jstring_of(env, &json)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_fullQueueName<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    name: JString<'l>,
+) -> jstring {
+    guard(&mut env, |env| {
+        let name = if name.is_null() { String::new() } else { string(env, &name, "queue name")? };
+        jstring_of(env, &tidal_core::config::full_queue_name(&name))
     })
 }
 

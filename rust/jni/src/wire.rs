@@ -2,9 +2,10 @@
 //! range checks. Pure functions, testable without a JVM.
 
 use tidal_core::config::Settings;
-use tidal_core::request::{Ask, LocationId};
-use tidal_core::scheduler::MAX_ALLOCATION_ID;
-use tidal_core::state::{AllocationId, AppKey, NodeId};
+use tidal_core::ids::LocationId;
+use tidal_core::ids::MAX_ALLOCATION_ID;
+use tidal_core::ids::{AllocationId, AppKey, NodeId};
+use tidal_core::request::Ask;
 use tidal_core::{Decision, Resources};
 
 pub const ASK_STRIDE: usize = 6;

@@ -1,9 +1,9 @@
 //! Scale benchmarks on synthetic generator workloads: wall time and peak memory.
 
+use crate::experiments::carbyne_machine;
 use crate::gen::Family;
 use crate::runner::{prepare, run_prepared};
 use crate::spec::*;
-use crate::traces::ResourceSpec;
 use anyhow::Result;
 use std::time::Instant;
 
@@ -35,23 +35,10 @@ pub fn spec(case: BenchCase, policy: &str) -> Spec {
         BenchCase::LargeSaturated => (10_000, 10_000, 0.05, 0.2),
         _ => (10_000, 10_000, 2.0, 0.2),
     };
-    let machine = ResourceSpec(
-        [
-            ("memory_mb", 131072),
-            ("vcores", 20),
-            ("disk_read_mbps", 4000),
-            ("disk_write_mbps", 2000),
-            ("net_in_mbps", 10000),
-            ("net_out_mbps", 10000),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), *v))
-        .collect(),
-    );
     Spec {
         name: format!("bench-{machines}"),
         seed: 11,
-        cluster: ClusterSpec { machines, machines_per_rack: 40, machine },
+        cluster: ClusterSpec { machines, machines_per_rack: 40, machine: carbyne_machine() },
         scheduler: SchedulerSpec {
             policy: Some(policy.into()),
             app_policy: app_policy(case).map(Into::into),

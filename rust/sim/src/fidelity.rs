@@ -1,7 +1,7 @@
-//! What an experiment found, in a form that can fail: the paper's numbers beside ours, and
-//! checks that each run the assertion on the policy the paper credits *and* on the baseline
-//! that must fail it, so a check that holds for any input shows up as a failure instead of a
-//! "yes".
+//! What an experiment found, in a form that can fail: paper numbers beside ours, and checks.
+//!
+//! Each check runs its assertion on the policy the paper credits *and* on the baseline that
+//! must fail it, so a check that holds for any input shows up as a failure instead of a "yes".
 //!
 //! Three kinds of check, shared by every experiment:
 //! - [`Findings::trend`]: a trend the paper reports, asserted on the subject and, negated, on a
@@ -12,7 +12,7 @@
 //!   [`MIN_LOADED_UTILIZATION`] busy.
 
 use crate::metrics::Summary;
-use crate::sim::RunOutput;
+use crate::sim::output::RunOutput;
 use std::fmt::Write as _;
 
 /// A paper number within this relative distance of ours counts as reproduced.

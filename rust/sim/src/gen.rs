@@ -1,5 +1,4 @@
-//! Generators of TPC-DS-, TPC-H- and BigBench-like DAG jobs, and of iterative MLlib-like jobs,
-//! so that the simulator runs with no external data.
+//! Generators of TPC-DS-, TPC-H-, BigBench- and MLlib-like DAG jobs: runs need no external data.
 //!
 //! Structure follows Carbyne's Tables 1 and 2: the number of stages, of barriers (stages with
 //! several parents), the critical-path length and the number of disjoint paths are each drawn
@@ -19,8 +18,8 @@ pub enum Family {
     Tpcds,
     Tpch,
     Bigbench,
-    /// Iterative machine learning (the slot reservation seed's KMeans, SVM and PageRank): a
-    /// chain of equally wide stages, one per iteration, each a barrier for the next.
+    /// Iterative machine learning (the speculative slot reservation paper's KMeans, SVM and
+    /// PageRank): a chain of equally wide stages, one per iteration, each a barrier for the next.
     Mllib,
 }
 
@@ -188,20 +187,20 @@ pub fn build_dag<R: Rng>(rng: &mut R, t: Targets) -> Vec<Vec<u32>> {
         return parents;
     }
     // Barrier targets: distinct spine stages in 1..l.
-    let mut slots: Vec<usize> = (1..l).collect();
+    let mut spine: Vec<usize> = (1..l).collect();
     for i in 0..b {
-        let j = rng.gen_range(i..slots.len());
-        slots.swap(i, j);
+        let j = rng.gen_range(i..spine.len());
+        spine.swap(i, j);
     }
-    let targets = &slots[..b];
+    let targets = &spine[..b];
     // Every branch feeds one target; with more barriers than branches, branches also feed the
     // remaining targets (a stage with several children), so barriers do not need more paths.
     let mut branch_targets: Vec<Vec<usize>> = (0..branches).map(|k| vec![targets[k % b]]).collect();
     for (i, &t) in targets.iter().enumerate().skip(branches) {
         branch_targets[i % branches].push(t);
     }
-    for k in b.min(branches)..branches {
-        branch_targets[k] = vec![targets[rng.gen_range(0..b)]];
+    for t in branch_targets.iter_mut().skip(b.min(branches)) {
+        *t = vec![targets[rng.gen_range(0..b)]];
     }
     let cap: Vec<usize> = branch_targets.iter().map(|t| *t.iter().min().expect("a target")).collect();
     // A branch joining spine stage j may have at most j stages.

@@ -1,25 +1,28 @@
-//! What the simulated ApplicationMasters tell the scheduler: hints documents (schema v1 of
-//! `tidal_core::hints`), written straight from the job model into one reused buffer.
+//! The hints documents the simulated ApplicationMasters send, written from the core's DAG model.
 //!
-//! - At registration (once its first stages are asked for) an AM sends its DAG: per stage the
-//!   task count, the per-task demand and mean task duration as *estimated* (before estimation
-//!   error), the parent stages and the YARN priority it asks at (stage index + 1). Stage ids are
-//!   the stage indices, so ids are unique whatever the trace calls its stages.
+//! Schema v1 of `tidal_core::hints`, serialised into one reused buffer:
+//!
+//! - At registration (once its first stages are asked for) an AM sends its DAG: the job's
+//!   estimate (`crate::model::Job::estimate`), i.e. per stage the task count, the per-task
+//!   demand and mean task duration before estimation error, the parent stages and the YARN
+//!   priority it asks at (stage index + 1). Stage ids are the stage indices, so ids are unique
+//!   whatever the trace calls its stages.
 //! - Then progress: finished and running counts with the mean elapsed time of running tasks,
 //!   for the stages whose counts changed or that have tasks running. The engine sends it at
 //!   every stage completion and, between them, at a task start or end when the job's last
 //!   report is at least `hint_progress_interval_ms` old.
 
-use crate::model::Job;
 use anyhow::{anyhow, Result};
-use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct};
+use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
+use tidal_core::dag::{JobDag, Stage, StageIdx};
+use tidal_core::hints::HINTS_VERSION;
 use tidal_core::{ResourceKind, Resources};
 
 /// One stage's progress as the AM reports it.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct ProgressEntry {
-    pub stage: u32,
+    pub stage: StageIdx,
     pub finished: u32,
     pub running: u32,
     pub running_elapsed_ms: u64,
@@ -32,14 +35,7 @@ pub struct HintWriter {
     buf: Vec<u8>,
 }
 
-struct Id(u32);
-
-impl Serialize for Id {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&self.0)
-    }
-}
-
+/// Per-task demand by resource name, the resources a task does not use left out.
 struct Demand(Resources);
 
 impl Serialize for Demand {
@@ -56,57 +52,43 @@ impl Serialize for Demand {
     }
 }
 
-struct Ids<'a>(&'a [u32]);
+/// Stage ids of `stages` in `dag`.
+struct Ids<'a> {
+    dag: &'a JobDag,
+    stages: &'a [StageIdx],
+}
 
 impl Serialize for Ids<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut q = s.serialize_seq(Some(self.0.len()))?;
-        for &p in self.0 {
-            q.serialize_element(&Id(p))?;
-        }
-        q.end()
+        s.collect_seq(self.stages.iter().map(|&i| &self.dag.stage(i).id))
     }
 }
 
-struct Stages<'a>(&'a Job);
-
-impl Serialize for Stages<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let job = self.0;
-        let mut q = s.serialize_seq(Some(job.stages.len()))?;
-        for (i, (st, est)) in job.stages.iter().zip(&job.estimates).enumerate() {
-            q.serialize_element(&StageDoc {
-                id: Id(i as u32),
-                tasks: st.tasks(),
-                demand: Demand(est.demand),
-                duration_ms: est.duration_ms,
-                parents: Ids(&st.parents),
-                priority: i as i32 + 1,
-            })?;
-        }
-        q.end()
-    }
-}
-
+/// One stage of the DAG document.
 struct StageDoc<'a> {
-    id: Id,
-    tasks: usize,
-    demand: Demand,
-    duration_ms: u32,
-    parents: Ids<'a>,
-    priority: i32,
+    dag: &'a JobDag,
+    stage: &'a Stage,
 }
 
 impl Serialize for StageDoc<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let stage = self.stage;
         let mut st = s.serialize_struct("Stage", 6)?;
-        st.serialize_field("id", &self.id)?;
-        st.serialize_field("tasks", &self.tasks)?;
-        st.serialize_field("demand", &self.demand)?;
-        st.serialize_field("duration_ms", &self.duration_ms)?;
-        st.serialize_field("parents", &self.parents)?;
-        st.serialize_field("priorities", &[self.priority])?;
+        st.serialize_field("id", &stage.id)?;
+        st.serialize_field("tasks", &stage.tasks)?;
+        st.serialize_field("demand", &Demand(stage.demand))?;
+        st.serialize_field("duration_ms", &stage.duration_ms)?;
+        st.serialize_field("parents", &Ids { dag: self.dag, stages: &stage.parents })?;
+        st.serialize_field("priorities", &stage.priorities)?;
         st.end()
+    }
+}
+
+struct Stages<'a>(&'a JobDag);
+
+impl Serialize for Stages<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.stages().iter().map(|stage| StageDoc { dag: self.0, stage }))
     }
 }
 
@@ -116,26 +98,25 @@ struct DagDoc<'a> {
     stages: Stages<'a>,
 }
 
-struct Progress<'a>(&'a [ProgressEntry]);
+struct Progress<'a> {
+    dag: &'a JobDag,
+    entries: &'a [ProgressEntry],
+}
 
 impl Serialize for Progress<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut q = s.serialize_seq(Some(self.0.len()))?;
-        for e in self.0 {
-            q.serialize_element(&ProgressDoc {
-                stage: Id(e.stage),
-                finished: e.finished,
-                running: e.running,
-                running_elapsed_ms: e.running_elapsed_ms,
-            })?;
-        }
-        q.end()
+        s.collect_seq(self.entries.iter().map(|e| ProgressDoc {
+            stage: &self.dag.stage(e.stage).id,
+            finished: e.finished,
+            running: e.running,
+            running_elapsed_ms: e.running_elapsed_ms,
+        }))
     }
 }
 
 #[derive(Serialize)]
-struct ProgressDoc {
-    stage: Id,
+struct ProgressDoc<'a> {
+    stage: &'a str,
     finished: u32,
     running: u32,
     running_elapsed_ms: u64,
@@ -152,23 +133,18 @@ impl HintWriter {
         std::str::from_utf8(&self.buf).map_err(|e| anyhow!("hints document is not UTF-8: {e}"))
     }
 
-    /// The DAG document of `job`.
-    pub fn dag(&mut self, job: &Job) -> Result<&str> {
+    /// The document describing `dag`.
+    pub fn dag(&mut self, dag: &JobDag) -> Result<&str> {
         self.buf.clear();
-        serde_json::to_writer(
-            &mut self.buf,
-            &DagDoc { version: tidal_core::hints::HINTS_VERSION, stages: Stages(job) },
-        )?;
+        serde_json::to_writer(&mut self.buf, &DagDoc { version: HINTS_VERSION, stages: Stages(dag) })?;
         self.finish()
     }
 
-    /// A progress-only document.
-    pub fn progress(&mut self, entries: &[ProgressEntry]) -> Result<&str> {
+    /// A progress-only document for stages of `dag`.
+    pub fn progress(&mut self, dag: &JobDag, entries: &[ProgressEntry]) -> Result<&str> {
         self.buf.clear();
-        serde_json::to_writer(
-            &mut self.buf,
-            &ProgressOnly { version: tidal_core::hints::HINTS_VERSION, progress: Progress(entries) },
-        )?;
+        let progress = Progress { dag, entries };
+        serde_json::to_writer(&mut self.buf, &ProgressOnly { version: HINTS_VERSION, progress })?;
         self.finish()
     }
 }
@@ -176,32 +152,27 @@ impl HintWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{estimates_of, Stage};
+    use crate::model::{self, estimate_of};
 
     #[test]
     fn documents_follow_the_schema() {
         let stages = vec![
-            Stage {
+            model::Stage {
                 name: "map".into(),
                 parents: vec![],
                 demand: Resources::new(2048, 1),
                 durations_ms: vec![1000, 3000],
             },
-            Stage { name: "map".into(), parents: vec![0], demand: Resources::new(1024, 2), durations_ms: vec![500] },
+            model::Stage {
+                name: "map".into(),
+                parents: vec![0],
+                demand: Resources::new(1024, 2),
+                durations_ms: vec![500],
+            },
         ];
-        let estimates = estimates_of(&stages);
-        let job = Job {
-            name: "j".into(),
-            queue: "q".into(),
-            user: "u".into(),
-            class: "c".into(),
-            arrival_ms: 0,
-            deadline_ms: None,
-            stages,
-            estimates,
-        };
+        let dag = estimate_of(&stages).unwrap();
         let mut w = HintWriter::default();
-        let v: serde_json::Value = serde_json::from_str(w.dag(&job).unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(w.dag(&dag).unwrap()).unwrap();
         assert_eq!(
             v,
             serde_json::json!({"version": 1, "stages": [
@@ -209,7 +180,8 @@ mod tests {
                 {"id": "1", "tasks": 1, "demand": {"memory_mb": 1024, "vcores": 2}, "duration_ms": 500, "parents": ["0"], "priorities": [2]}
             ]})
         );
-        let p = w.progress(&[ProgressEntry { stage: 1, finished: 0, running: 1, running_elapsed_ms: 7 }]).unwrap();
+        let p =
+            w.progress(&dag, &[ProgressEntry { stage: 1, finished: 0, running: 1, running_elapsed_ms: 7 }]).unwrap();
         assert_eq!(p, r#"{"version":1,"progress":[{"stage":"1","finished":0,"running":1,"running_elapsed_ms":7}]}"#);
     }
 }

@@ -1,5 +1,6 @@
-//! Trace-driven discrete-event simulator of a YARN cluster around the production scheduling
-//! core: the simulator plays NodeManagers and ApplicationMasters and asks the very
+//! Trace-driven discrete-event simulator of a YARN cluster around Tidal's scheduling core.
+//!
+//! The simulator plays NodeManagers and ApplicationMasters and asks the very
 //! `tidal_core::Scheduler` the ResourceManager runs for every placement.
 
 pub mod bench;
@@ -9,6 +10,8 @@ pub mod gen;
 pub mod hints;
 pub mod metrics;
 pub mod model;
+pub mod policies;
+pub mod queue_file;
 pub mod report;
 pub mod runner;
 pub mod sim;

@@ -1,11 +1,13 @@
+//! The `tidal-sim` command line: runs specs, paper checks, comparisons and benchmarks.
+
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tidal_sim::bench::{self, BenchCase};
 use tidal_sim::experiments::{self, Scale};
 use tidal_sim::metrics::{improvement, JctStats};
-use tidal_sim::{report, runner, spec::Spec};
+use tidal_sim::{policies, report, runner, spec::Spec};
 
 /// Trace-driven simulator of a YARN cluster running Tidal's scheduling core.
 #[derive(Parser)]
@@ -68,13 +70,13 @@ enum Cmd {
 fn parse_swap(s: &str) -> Result<(String, String), String> {
     let (a, b) = s.split_once('=').ok_or_else(|| format!("'{s}' is not POLICY=REPLACEMENT"))?;
     for p in [a, b] {
-        runner::check_queue_policy(p).map_err(|e| e.to_string())?;
+        policies::check_queue_policy(p).map_err(|e| e.to_string())?;
     }
     Ok((a.to_string(), b.to_string()))
 }
 
-fn read_jcts(path: &PathBuf) -> Result<Vec<f64>> {
-    let file = if path.is_dir() { path.join("jobs.csv") } else { path.clone() };
+fn read_jcts(path: &Path) -> Result<Vec<f64>> {
+    let file = if path.is_dir() { path.join("jobs.csv") } else { path.to_path_buf() };
     let mut r = csv::Reader::from_path(&file).with_context(|| format!("cannot read {}", file.display()))?;
     let col = r
         .headers()?
@@ -109,11 +111,11 @@ fn main_inner(cli: Cli) -> Result<()> {
                 s.seed = seed;
             }
             if let Some(p) = policy {
-                runner::check_queue_policy(&p).context("--policy")?;
+                policies::check_queue_policy(&p).context("--policy")?;
                 s.scheduler.policy = Some(p);
             }
             if let Some(p) = app_policy {
-                runner::check_app_policy(&p).context("--app-policy")?;
+                policies::check_app_policy(&p).context("--app-policy")?;
                 if p != "carbyne" {
                     s.scheduler.altruism_probability = None;
                 }
@@ -132,7 +134,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             if list || name.is_none() {
                 for e in experiments::EXPERIMENTS {
                     let missing: Vec<&str> =
-                        e.policies.iter().copied().filter(|p| runner::check_policy(p).is_err()).collect();
+                        e.policies.iter().copied().filter(|p| policies::check_policy(p).is_err()).collect();
                     let note = if missing.is_empty() {
                         String::new()
                     } else {
@@ -183,7 +185,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Bench { case, policy } => {
-            runner::check_policy(&policy)?;
+            policies::check_policy(&policy)?;
             say!("{}", bench::run(case, &policy, progress)?.trim_end());
         }
     }

@@ -1,9 +1,11 @@
-//! Metrics of a run: JCT statistics, factors of improvement, deadline-met fraction, Jain's
-//! fairness index over fixed windows (as Carbyne reports it), makespan, utilisation per
-//! resource and each queue's long-term dominant share.
+//! Metrics of a run: JCT statistics, improvement factors, deadlines met, fairness, utilisation.
+//!
+//! Fairness is Jain's index over fixed windows (as Carbyne reports it); utilisation is per
+//! resource; each queue also gets its long-term dominant share.
 
-use crate::sim::RunOutput;
+use crate::sim::output::{JobRecord, LqAdmission, RunOutput, RunStats};
 use serde::Serialize;
+use tidal_core::config::full_queue_name;
 use tidal_core::ResourceKind;
 
 /// Linear interpolation between closest ranks (numpy's default) on sorted data.
@@ -159,16 +161,17 @@ pub struct Summary {
     pub utilization: std::collections::BTreeMap<String, f64>,
     pub fairness: Fairness,
     pub queues: Vec<QueueSummary>,
-    pub stats: crate::sim::RunStats,
+    pub stats: RunStats,
     /// Jobs left running when the run stopped early (`sim.stop_after_class`).
     pub unfinished: usize,
-    pub lq_admission: Vec<crate::sim::LqAdmission>,
+    pub lq_admission: Vec<LqAdmission>,
 }
 
 pub fn summarize(run: &RunOutput, window_ms: i64) -> Summary {
-    let jct = |f: &dyn Fn(&crate::sim::JobRecord) -> bool| {
-        JctStats::of(&run.jobs.iter().filter(|j| f(j)).map(|j| j.jct_ms() as f64 / 1000.0).collect::<Vec<_>>())
+    let jct_of = |jobs: &mut dyn Iterator<Item = &JobRecord>| {
+        JctStats::of(&jobs.map(|j| j.jct_ms() as f64 / 1000.0).collect::<Vec<_>>())
     };
+    let jct = |f: &dyn Fn(&JobRecord) -> bool| jct_of(&mut run.jobs.iter().filter(|j| f(j)));
     let first = run.jobs.iter().map(|j| j.arrival_ms).min().unwrap_or(0);
     let last = run.jobs.iter().map(|j| j.finish_ms).max().unwrap_or(0);
     let makespan_ms = (last - first).max(1);
@@ -180,21 +183,23 @@ pub fn summarize(run: &RunOutput, window_ms: i64) -> Summary {
         .iter()
         .filter(|k| run.capacity.get(**k) > 0)
         .map(|k| {
-            let cap = run.capacity.get(*k) as f64 * run.samples_machines() as f64 * makespan_ms as f64;
+            let cap = run.capacity.get(*k) as f64 * run.machines as f64 * makespan_ms as f64;
             (k.name().to_string(), run.allocated[*k as usize] / cap)
         })
         .collect();
+    // Jobs name their queue as submitted; the scheduler reports full names.
+    let job_queues: Vec<String> = run.jobs.iter().map(|j| full_queue_name(&j.queue)).collect();
     let queues = run
         .queues
         .iter()
         .enumerate()
         .map(|(qi, q)| {
-            let short = q.strip_prefix("root.").unwrap_or(q);
+            let in_queue = || run.jobs.iter().zip(&job_queues).filter(|(_, jq)| *jq == q).map(|(j, _)| j);
             let sh = &run.samples.share[qi];
             QueueSummary {
                 queue: q.clone(),
-                jobs: run.jobs.iter().filter(|j| j.queue == short || j.queue == *q).count(),
-                jct: jct(&|j| j.queue == short || j.queue == *q),
+                jobs: in_queue().count(),
+                jct: jct_of(&mut in_queue()),
                 long_term_dominant_share: if sh.is_empty() {
                     0.0
                 } else {
@@ -219,13 +224,6 @@ pub fn summarize(run: &RunOutput, window_ms: i64) -> Summary {
         stats: run.stats.clone(),
         unfinished: run.unfinished,
         lq_admission: run.lq_admission.clone(),
-    }
-}
-
-impl RunOutput {
-    /// Machines in the cluster (capacity is per machine).
-    pub fn samples_machines(&self) -> usize {
-        self.machines
     }
 }
 

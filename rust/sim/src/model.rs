@@ -1,6 +1,10 @@
-//! Jobs as the simulator replays them: DAGs of stages, each stage a set of equivalent tasks with
-//! one container shape (YARN needs one capability per request priority) and per-task durations.
+//! Jobs as the simulator replays them: DAGs of stages with per-task durations.
+//!
+//! Each stage is a set of equivalent tasks with one container shape (YARN needs one capability
+//! per request priority). Orders and critical paths come from the core's DAG model
+//! (`tidal_core::dag`), which also holds what a job's ApplicationMaster believes about it.
 
+use tidal_core::dag::{self, DagError, JobDag};
 use tidal_core::Resources;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -36,26 +40,6 @@ pub struct JobTemplate {
     pub queue: Option<String>,
 }
 
-/// What the job's ApplicationMaster believes about a stage before it runs: the values it
-/// sends as hints, taken before estimation error perturbs the real demand and durations.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct StageEstimate {
-    pub demand: Resources,
-    /// Mean estimated duration of one task.
-    pub duration_ms: u32,
-}
-
-/// Estimates equal to the stages' current values (call before perturbing them).
-pub fn estimates_of(stages: &[Stage]) -> Vec<StageEstimate> {
-    stages
-        .iter()
-        .map(|s| {
-            let mean = s.mean_duration_ms();
-            StageEstimate { demand: s.demand, duration_ms: (mean as u32).max(1) }
-        })
-        .collect()
-}
-
 /// A job instance ready to run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Job {
@@ -68,16 +52,14 @@ pub struct Job {
     pub arrival_ms: i64,
     /// Absolute deadline, for jobs that have one (BoPF's LQ jobs).
     pub deadline_ms: Option<i64>,
+    /// What runs: each stage's real container size and each task's real duration.
     pub stages: Vec<Stage>,
-    /// One per stage, in stage order.
-    pub estimates: Vec<StageEstimate>,
+    /// What the job's ApplicationMaster believes before it runs, and sends as its DAG hints
+    /// (see [`estimate_of`]); the same structure as `stages`.
+    pub estimate: JobDag,
 }
 
 impl JobTemplate {
-    pub fn total_tasks(&self) -> usize {
-        self.stages.iter().map(Stage::tasks).sum()
-    }
-
     /// Checks the DAG: at least one stage, every stage has tasks, parents exist, are not the
     /// stage itself, appear once, and there is no cycle. Errors name the stage.
     pub fn validate(&self) -> Result<(), String> {
@@ -111,7 +93,7 @@ pub fn validate_stages(stages: &[Stage]) -> Result<(), String> {
             }
         }
     }
-    if topo_order(stages).is_none() {
+    if peel(stages).len() < stages.len() {
         let names: Vec<&str> = cyclic_stages(stages).into_iter().map(|i| stages[i].name.as_str()).collect();
         return Err(format!("the stage graph has a cycle through {}", names.join(", ")));
     }
@@ -143,19 +125,40 @@ fn peel(stages: &[Stage]) -> Vec<usize> {
     order
 }
 
-/// A topological order; `None` when there is a cycle.
-pub fn topo_order(stages: &[Stage]) -> Option<Vec<usize>> {
-    let order = peel(stages);
-    (order.len() == stages.len()).then_some(order)
-}
-
-/// The stages on or behind a cycle, by index.
+/// The stages on or behind a cycle, by index. The core's DAG names one stage of a cycle; trace
+/// errors name them all.
 fn cyclic_stages(stages: &[Stage]) -> Vec<usize> {
     let mut done = vec![false; stages.len()];
     for i in peel(stages) {
         done[i] = true;
     }
     (0..stages.len()).filter(|&i| !done[i]).collect()
+}
+
+/// `stages` in the core's DAG model, each stage lasting `duration_ms`: stage ids are the stage
+/// indices and stage *i* is asked for at priority *i + 1*.
+fn core_dag(stages: &[Stage], duration_ms: impl Fn(&Stage) -> u64) -> Result<JobDag, DagError> {
+    let stages = stages.iter().enumerate().map(|(i, s)| {
+        let parents: Vec<usize> = s.parents.iter().map(|&p| p as usize).collect();
+        let mut stage = dag::Stage::new(&i.to_string(), s.tasks() as u32, s.demand, duration_ms(s), &parents);
+        stage.priorities = vec![i as i32 + 1];
+        stage
+    });
+    JobDag::new(stages.collect())
+}
+
+/// What an ApplicationMaster believes about its job before it runs: per stage the task count,
+/// the container size and the mean task duration as they are now. Call it before estimation
+/// error perturbs the stages.
+pub fn estimate_of(stages: &[Stage]) -> Result<JobDag, DagError> {
+    core_dag(stages, |s| s.mean_duration_ms().max(1))
+}
+
+/// The longest path with each stage lasting `duration_ms`. The core's model needs positive
+/// durations, so a stage whose tasks take no time counts 1 ms.
+fn longest_path_ms(stages: &[Stage], duration_ms: impl Fn(&Stage) -> u64) -> i64 {
+    let dag = core_dag(stages, |s| duration_ms(s).max(1)).expect("validated DAG");
+    dag.critical_path_ms() as i64
 }
 
 /// The structural statistics of Carbyne's Tables 1 and 2.
@@ -171,17 +174,10 @@ pub struct DagStats {
 }
 
 pub fn dag_stats(stages: &[Stage]) -> DagStats {
-    let order = topo_order(stages).expect("validated DAG");
-    let mut depth = vec![1usize; stages.len()];
-    for &i in &order {
-        for &p in &stages[i].parents {
-            depth[i] = depth[i].max(depth[p as usize] + 1);
-        }
-    }
     DagStats {
         stages: stages.len(),
         barriers: stages.iter().filter(|s| s.parents.len() > 1).count(),
-        critical_path: depth.into_iter().max().unwrap_or(0),
+        critical_path: longest_path_ms(stages, |_| 1) as usize,
         disjoint_paths: stages.iter().filter(|s| s.parents.is_empty()).count(),
     }
 }
@@ -189,13 +185,12 @@ pub fn dag_stats(stages: &[Stage]) -> DagStats {
 /// The shortest possible completion time of a job on an unbounded cluster: the longest path
 /// where each stage takes its longest task.
 pub fn critical_path_ms(stages: &[Stage]) -> i64 {
-    let order = topo_order(stages).expect("validated DAG");
-    let mut finish = vec![0i64; stages.len()];
-    for &i in &order {
-        let start = stages[i].parents.iter().map(|&p| finish[p as usize]).max().unwrap_or(0);
-        finish[i] = start + stages[i].durations_ms.iter().copied().max().unwrap_or(0) as i64;
-    }
-    finish.into_iter().max().unwrap_or(0)
+    longest_path_ms(stages, |s| s.durations_ms.iter().copied().max().unwrap_or(0) as u64)
+}
+
+/// The same with every task at its stage's mean duration (the tasks once made equal).
+pub fn mean_critical_path_ms(stages: &[Stage]) -> i64 {
+    longest_path_ms(stages, Stage::mean_duration_ms)
 }
 
 #[cfg(test)]

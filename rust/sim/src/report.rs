@@ -1,8 +1,7 @@
-//! Files a run leaves behind: per-job CSV, per-queue shares over time (CSV and SVG), JCT CDFs
-//! (SVG) and a summary JSON.
+//! Files a run leaves behind: jobs and shares as CSV, shares and JCT CDFs as SVG, a summary JSON.
 
 use crate::metrics::{summarize, Summary};
-use crate::sim::RunOutput;
+use crate::sim::output::RunOutput;
 use anyhow::{Context, Result};
 use plotters::prelude::*;
 use std::path::Path;
@@ -58,8 +57,9 @@ fn plot_err<E: std::fmt::Debug>(path: &Path) -> impl FnOnce(E) -> anyhow::Error 
     move |e| anyhow::anyhow!("cannot draw {}: {e:?}", path.display())
 }
 
-/// Dominant share of each queue over time, like the seeds' Figures 6 and 10, with LQ bursts'
-/// ON periods shaded. With many queues only the 12 with the largest long-term share are drawn.
+/// Dominant share of each queue over time, like the BoPF paper's Figures 6 and 10, with LQ
+/// bursts' ON periods shaded. With many queues only the 12 with the largest long-term share are
+/// drawn.
 pub fn plot_shares(run: &RunOutput, path: &Path) -> Result<()> {
     let s = &run.samples;
     let t_end = s.times_ms.last().copied().unwrap_or(1).max(1) as f64 / 1000.0;

@@ -1,12 +1,15 @@
-//! Experiment specs: TOML or JSON files describing the cluster, the scheduler configuration,
-//! the simulator's knobs and the workload. Unknown fields are errors, so a typo is reported
-//! instead of silently ignored.
+//! Experiment specs: the schema of the TOML or JSON files that describe a run.
+//!
+//! A spec gives the cluster, the scheduler configuration, the simulator's knobs and the
+//! workload, the trace readers' options included. Unknown fields are errors, so a typo is
+//! reported instead of silently ignored.
 
 use crate::gen::Family;
-use crate::traces::{ResourceSpec, SlsOptions, SwimOptions, TpchOptions};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use tidal_core::{ResourceKind, Resources};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -35,6 +38,39 @@ pub struct ClusterSpec {
 
 fn default_per_rack() -> usize {
     40
+}
+
+/// A resource vector as written in specs: `{ memory_mb = 2048, vcores = 1, net_in_mbps = 100 }`.
+/// Names are [`ResourceKind`]'s, YARN spellings accepted; an unknown name is an error.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ResourceSpec(pub BTreeMap<String, i64>);
+
+/// The resource a spec names in `field`; an unknown name is an error that lists the known ones.
+pub fn resource_kind(field: &str, name: &str) -> Result<ResourceKind> {
+    ResourceKind::parse(name).ok_or_else(|| {
+        let known: Vec<&str> = ResourceKind::ALL.iter().map(|k| k.name()).collect();
+        anyhow!("{field}: unknown resource '{name}' (known: {})", known.join(", "))
+    })
+}
+
+impl ResourceSpec {
+    /// From `(resource name, amount)` pairs.
+    pub fn of(amounts: &[(&str, i64)]) -> ResourceSpec {
+        ResourceSpec(amounts.iter().map(|(k, v)| (k.to_string(), *v)).collect())
+    }
+
+    pub fn to_resources(&self, field: &str) -> Result<Resources> {
+        let mut r = Resources::ZERO;
+        for (name, &v) in &self.0 {
+            let kind = resource_kind(field, name)?;
+            if v < 0 {
+                bail!("{field}.{name}: {v} is negative");
+            }
+            r.set(kind, v);
+        }
+        Ok(r)
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -82,9 +118,10 @@ pub struct SchedulerSpec {
 #[serde(deny_unknown_fields)]
 pub struct SlotReservationSpec {
     pub queues: Vec<String>,
-    /// P, the target probability that a phase transition keeps all its slots.
+    /// P, the target probability that a phase transition keeps all the space its tasks held.
     pub isolation_probability: Option<f64>,
-    /// R, the finished fraction after which a wider next stage's extra slots are pre-reserved.
+    /// R, the finished fraction after which space for a wider next stage's extra tasks is
+    /// pre-reserved.
     pub threshold: Option<f64>,
     pub prior_shape: Option<f64>,
     pub min_samples: Option<u32>,
@@ -126,9 +163,9 @@ pub struct SimSpec {
     /// Between stage completions, an AM sends progress at most this often (at a task start or
     /// end, when something changed since the last report).
     pub hint_progress_interval_ms: i64,
-    /// Whether AMs run the straggler copies the scheduler advises on reserved slots (seed 001
-    /// §IV-C); the copy's duration is a fresh draw from its stage's task durations and the
-    /// first of the two to finish wins.
+    /// Whether AMs run the straggler copies the scheduler advises on space a slot reservation
+    /// holds (speculative slot reservation, §IV-C); the copy's duration is a fresh draw from
+    /// its stage's task durations and the first of the two to finish wins.
     pub straggler_copies: bool,
     /// End the run once every job of this class (e.g. "LQ") has finished; jobs still running
     /// then are left out of the results and counted as unfinished. Lets an experiment keep a
@@ -155,7 +192,7 @@ impl Default for SimSpec {
             container_overhead_ms: 0,
             estimation_error_std: 0.0,
             error_applies_to: ErrorScope::All,
-            am_container: ResourceSpec([("memory_mb".to_string(), 1024), ("vcores".to_string(), 1)].into()),
+            am_container: ResourceSpec::of(&[("memory_mb", 1024), ("vcores", 1)]),
             sample_ms: 1000,
             idle_recheck_ms: 10_000,
             fairness_window_ms: 60_000,
@@ -198,6 +235,82 @@ pub enum SourceSpec {
 fn one() -> f64 {
     1.0
 }
+
+/// Model for the Spark TPC-H trace, which records durations but no demands.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TpchOptions {
+    /// Which executor count's measurements to replay; a stage without it uses the nearest.
+    #[serde(default = "default_executors")]
+    pub executors: u32,
+    /// Demand of every task. Default: one Spark task per executor core, so 1 vcore, with memory
+    /// from the data scale (2 GB up to 5 GB of data, 4 GB above), source stages reading
+    /// 100 Mbps from disk, other stages receiving 100 Mbps of shuffle, all writing 50 Mbps.
+    #[serde(default)]
+    pub task_demand: Option<ResourceSpec>,
+}
+
+fn default_executors() -> u32 {
+    20
+}
+
+impl Default for TpchOptions {
+    fn default() -> Self {
+        TpchOptions { executors: default_executors(), task_demand: None }
+    }
+}
+
+/// SWIM's method: a fixed number of bytes per task. Durations come from a per-task processing
+/// rate plus a fixed start cost; demands are typical MapReduce container sizes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwimOptions {
+    /// Map input bytes per map task (an HDFS block).
+    pub bytes_per_map: f64,
+    /// Shuffle bytes per reduce task; jobs with no shuffle are map-only.
+    pub bytes_per_reduce: f64,
+    /// Bytes a task processes per second.
+    pub task_bytes_per_sec: f64,
+    /// Fixed cost of every task.
+    pub task_base_ms: u32,
+    /// Largest number of tasks per stage: SWIM's samples contain a few multi-terabyte jobs.
+    pub max_tasks_per_stage: usize,
+    pub map_demand: ResourceSpec,
+    pub reduce_demand: ResourceSpec,
+}
+
+impl Default for SwimOptions {
+    fn default() -> Self {
+        SwimOptions {
+            bytes_per_map: 128.0 * 1024.0 * 1024.0,
+            bytes_per_reduce: 1024.0 * 1024.0 * 1024.0,
+            task_bytes_per_sec: 10.0 * 1024.0 * 1024.0,
+            task_base_ms: 2000,
+            max_tasks_per_stage: 2000,
+            map_demand: ResourceSpec::of(&[
+                ("memory_mb", 1024),
+                ("vcores", 1),
+                ("disk_read_mbps", 80),
+                ("net_out_mbps", 20),
+            ]),
+            reduce_demand: ResourceSpec::of(&[
+                ("memory_mb", 2048),
+                ("vcores", 1),
+                ("net_in_mbps", 100),
+                ("disk_write_mbps", 80),
+            ]),
+        }
+    }
+}
+
+/// SLS traces carry durations and, optionally, container sizes (`container.memory-mb`,
+/// `container.vcores`); unset sizes default to SLS's own defaults (1024 MB, 1 vcore). Map
+/// containers form one stage per (priority, size), reduce containers likewise, and every
+/// reduce stage waits for all map stages, as MapReduce's AM does. Host preferences are not
+/// replayed (every ask is for `*`).
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SlsOptions {}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -322,7 +435,7 @@ pub struct LqSpec {
     #[serde(default)]
     pub every_stage_at_peak: bool,
     /// Redraw every stage's task durations from a Pareto distribution of this shape with the
-    /// stage's own mean (seed 001 §VI-B's straggler study); must be greater than 1.
+    /// stage's own mean (the straggler study of speculative slot reservation, §VI-B); must be greater than 1.
     pub pareto_shape: Option<f64>,
 }
 
@@ -351,7 +464,8 @@ pub struct TqSpec {
     /// Total jobs, spread round-robin over the TQs, all queued at t = 0.
     pub jobs: usize,
     pub source: SourceSpec,
-    /// Multiplies every TQ task's duration (seed 001 prolongs its background tasks).
+    /// Multiplies every TQ task's duration (speculative slot reservation's
+    /// evaluation prolongs its background tasks).
     #[serde(default = "one")]
     pub task_duration_scale: f64,
     /// Draw jobs beyond `jobs` until the backlog holds at least this many seconds of the whole
@@ -366,6 +480,16 @@ pub fn shared_dir() -> PathBuf {
         return PathBuf::from(p);
     }
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+}
+
+/// `x > 0`, false for NaN: `!positive(x)` rejects NaN as well as zero and below.
+fn positive(x: f64) -> bool {
+    x > 0.0
+}
+
+/// `x >= 0`, false for NaN.
+fn non_negative(x: f64) -> bool {
+    x >= 0.0
 }
 
 impl Spec {
@@ -445,10 +569,10 @@ impl Spec {
                 if matches!(source, SourceSpec::Generator { .. }) && jobs.is_none() {
                     bail!("workload.jobs is required with a generator source");
                 }
-                if *arrivals == Arrivals::Poisson && !(*mean_interarrival_s > 0.0) {
+                if *arrivals == Arrivals::Poisson && !positive(*mean_interarrival_s) {
                     bail!("workload.mean_interarrival_s must be positive");
                 }
-                if !(*time_scale > 0.0) {
+                if !positive(*time_scale) {
                     bail!("workload.time_scale must be positive");
                 }
             }
@@ -512,10 +636,10 @@ impl Spec {
                         bail!("workload.users[{i}].name '{}' is used twice", u.name);
                     }
                     match u.arrivals {
-                        UserArrivals::Poisson { mean_interarrival_s } if !(mean_interarrival_s > 0.0) => {
+                        UserArrivals::Poisson { mean_interarrival_s } if !positive(mean_interarrival_s) => {
                             bail!("workload.users[{i}] ('{}'): arrivals.mean_interarrival_s must be positive", u.name)
                         }
-                        UserArrivals::Bursts { every_s, size } if !(every_s > 0.0) || size == 0 => {
+                        UserArrivals::Bursts { every_s, size } if !positive(every_s) || size == 0 => {
                             bail!(
                                 "workload.users[{i}] ('{}'): arrivals.every_s and arrivals.size must be positive",
                                 u.name
@@ -523,7 +647,7 @@ impl Spec {
                         }
                         _ => {}
                     }
-                    if !(u.first_arrival_s >= 0.0) {
+                    if !non_negative(u.first_arrival_s) {
                         bail!("workload.users[{i}] ('{}'): first_arrival_s must not be negative", u.name);
                     }
                 }

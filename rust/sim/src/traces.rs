@@ -1,10 +1,12 @@
-//! Trace readers. Each turns a file into job templates; where the trace lacks a field the
-//! documented model of its options struct fills it in. Errors name the file and the line or
-//! field.
+//! Trace readers: each turns a trace file into job templates.
+//!
+//! Where a trace lacks a field, the documented model of its options ([`crate::spec`]) fills it
+//! in. Errors name the file and the line or field.
 
 use crate::model::{JobTemplate, Stage};
+use crate::spec::{SlsOptions, SwimOptions, TpchOptions};
 use anyhow::{anyhow, bail, Context, Result};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,61 +16,8 @@ fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read trace file {}", path.display()))
 }
 
-/// A resource vector as written in specs: `{ memory_mb = 2048, vcores = 1, net_in_mbps = 100 }`.
-/// Names are [`ResourceKind`]'s, YARN spellings accepted; an unknown name is an error.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ResourceSpec(pub BTreeMap<String, i64>);
-
-impl ResourceSpec {
-    pub fn to_resources(&self, field: &str) -> Result<Resources> {
-        let mut r = Resources::ZERO;
-        for (name, &v) in &self.0 {
-            let kind = ResourceKind::parse(name).ok_or_else(|| {
-                let known: Vec<&str> = ResourceKind::ALL.iter().map(|k| k.name()).collect();
-                anyhow!("{field}: unknown resource '{name}' (known: {})", known.join(", "))
-            })?;
-            if v < 0 {
-                bail!("{field}.{name}: {v} is negative");
-            }
-            r.set(kind, v);
-        }
-        Ok(r)
-    }
-
-    pub fn from_resources(r: &Resources) -> ResourceSpec {
-        ResourceSpec(
-            ResourceKind::ALL.iter().filter(|k| r.get(**k) != 0).map(|k| (k.name().to_string(), r.get(*k))).collect(),
-        )
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // TPC-H measured on Spark (dag-trace-v1).
-
-/// Model for the Spark TPC-H trace, which records durations but no demands.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TpchOptions {
-    /// Which executor count's measurements to replay; a stage without it uses the nearest.
-    #[serde(default = "default_executors")]
-    pub executors: u32,
-    /// Demand of every task. Default: one Spark task slot, 1 vcore, with memory from the data
-    /// scale (2 GB up to 5 GB of data, 4 GB above), source stages reading 100 Mbps from disk,
-    /// other stages receiving 100 Mbps of shuffle, all writing 50 Mbps.
-    #[serde(default)]
-    pub task_demand: Option<ResourceSpec>,
-}
-
-fn default_executors() -> u32 {
-    20
-}
-
-impl Default for TpchOptions {
-    fn default() -> Self {
-        TpchOptions { executors: default_executors(), task_demand: None }
-    }
-}
 
 #[derive(Deserialize)]
 struct DagTrace {
@@ -199,40 +148,6 @@ fn nearest_key(map: &BTreeMap<String, Waves>, want: u32) -> Option<String> {
 // ---------------------------------------------------------------------------------------------
 // SWIM (Facebook 2009/2010 samples).
 
-/// SWIM's method: a fixed number of bytes per task. Durations come from a per-task processing
-/// rate plus a fixed start cost; demands are typical MapReduce container sizes.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SwimOptions {
-    /// Map input bytes per map task (an HDFS block).
-    pub bytes_per_map: f64,
-    /// Shuffle bytes per reduce task; jobs with no shuffle are map-only.
-    pub bytes_per_reduce: f64,
-    /// Bytes a task processes per second.
-    pub task_bytes_per_sec: f64,
-    /// Fixed cost of every task.
-    pub task_base_ms: u32,
-    /// Largest number of tasks per stage: SWIM's samples contain a few multi-terabyte jobs.
-    pub max_tasks_per_stage: usize,
-    pub map_demand: ResourceSpec,
-    pub reduce_demand: ResourceSpec,
-}
-
-impl Default for SwimOptions {
-    fn default() -> Self {
-        let spec = |v: &[(&str, i64)]| ResourceSpec(v.iter().map(|(k, v)| (k.to_string(), *v)).collect());
-        SwimOptions {
-            bytes_per_map: 128.0 * 1024.0 * 1024.0,
-            bytes_per_reduce: 1024.0 * 1024.0 * 1024.0,
-            task_bytes_per_sec: 10.0 * 1024.0 * 1024.0,
-            task_base_ms: 2000,
-            max_tasks_per_stage: 2000,
-            map_demand: spec(&[("memory_mb", 1024), ("vcores", 1), ("disk_read_mbps", 80), ("net_out_mbps", 20)]),
-            reduce_demand: spec(&[("memory_mb", 2048), ("vcores", 1), ("net_in_mbps", 100), ("disk_write_mbps", 80)]),
-        }
-    }
-}
-
 pub fn load_swim(path: &Path, opts: &SwimOptions) -> Result<Vec<JobTemplate>> {
     parse_swim(&read(path)?, opts).with_context(|| format!("in SWIM trace {}", path.display()))
 }
@@ -295,15 +210,6 @@ pub fn parse_swim(text: &str, opts: &SwimOptions) -> Result<Vec<JobTemplate>> {
 
 // ---------------------------------------------------------------------------------------------
 // Hadoop SLS JSON (a stream of job objects).
-
-/// SLS traces carry durations and, optionally, container sizes (`container.memory-mb`,
-/// `container.vcores`); unset sizes default to SLS's own defaults (1024 MB, 1 vcore). Map
-/// containers form one stage per (priority, size), reduce containers likewise, and every
-/// reduce stage waits for all map stages, as MapReduce's AM does. Host preferences are not
-/// replayed (every ask is for `*`).
-#[derive(Clone, Debug, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct SlsOptions {}
 
 pub fn load_sls(path: &Path, opts: &SlsOptions) -> Result<Vec<JobTemplate>> {
     parse_sls(&read(path)?, opts).with_context(|| format!("in SLS trace {}", path.display()))
@@ -424,6 +330,7 @@ pub fn parse_sls(text: &str, _opts: &SlsOptions) -> Result<Vec<JobTemplate>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::ResourceSpec;
 
     const TPCH: &str = r#"{"format":"dag-trace-v1","workload":"TPC-H","scale":"10g","queries":[
       {"query":"q1","stages":[

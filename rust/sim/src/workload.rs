@@ -1,16 +1,21 @@
-//! Turns a spec's workload section into concrete jobs: arrival times, queues, classes,
-//! deadlines and the injected estimation error. All randomness comes from one seeded RNG.
+//! Turns a spec's workload section into jobs, their queues and the LQs' declarations.
+//!
+//! It draws arrival times, queues, classes, deadlines and the injected estimation error; all
+//! randomness comes from one seeded RNG.
 
 use crate::gen;
-use crate::model::{critical_path_ms, estimates_of, Job, JobTemplate, Stage};
-use crate::spec::{Arrivals, DeclaredDemand, ErrorScope, SimSpec, SourceSpec, UserArrivals, WorkloadSpec};
+use crate::model::{critical_path_ms, estimate_of, mean_critical_path_ms, Job, JobTemplate, Stage};
+use crate::spec::{
+    resource_kind, Arrivals, DeclaredDemand, ErrorScope, SimSpec, SourceSpec, UserArrivals, WorkloadSpec,
+};
 use crate::traces;
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp, Normal};
 use std::collections::HashMap;
 use std::path::Path;
+use tidal_core::dag::JobDag;
 use tidal_core::{Resources, DIMS};
 
 pub struct Workload {
@@ -18,7 +23,18 @@ pub struct Workload {
     /// Queue names in first-use order.
     pub queues: Vec<String>,
     /// What each LQ would declare to admission control, from the jobs' estimates.
-    pub lqs: Vec<crate::runner::LqDecl>,
+    pub lqs: Vec<LqDecl>,
+}
+
+/// What a latency-sensitive queue declares to BoPF-family policies.
+#[derive(Clone, Debug)]
+pub struct LqDecl {
+    pub name: String,
+    pub period_s: f64,
+    pub deadline_s: f64,
+    pub first_burst_s: f64,
+    /// Estimated total resource-seconds of one burst.
+    pub burst: [f64; DIMS],
 }
 
 /// Where jobs come from: trace files, loaded once per build, and the resources tasks may ask
@@ -88,7 +104,8 @@ pub fn perturb(stages: &mut [Stage], std: f64, rng: &mut ChaCha8Rng) {
 }
 
 /// Redraws each stage's task durations from a Pareto distribution of shape `alpha` (> 1) with
-/// the stage's mean: `t_m = mean (α - 1) / α` (seed 001 §VI-B keeps the mean and sets the tail).
+/// the stage's mean: `t_m = mean (α - 1) / α` (the speculative slot reservation paper, §VI-B,
+/// keeps the mean and sets the tail).
 pub fn pareto_durations(stages: &mut [Stage], alpha: f64, rng: &mut ChaCha8Rng) {
     for s in stages {
         let mean = s.durations_ms.iter().map(|&d| d as f64).sum::<f64>() / s.tasks().max(1) as f64;
@@ -116,13 +133,6 @@ pub fn scale_to_peak(stages: &mut [Stage], capacity: &Resources, share: f64) {
 /// Distinct jobs a periodic LQ cycles through, and the draws spent finding them.
 const LQ_POOL: usize = 32;
 const LQ_DRAWS: usize = 1_000_000;
-
-/// The critical path with every task at its stage's mean duration.
-fn mean_critical_path_ms(stages: &[Stage]) -> i64 {
-    let even: Vec<Stage> =
-        stages.iter().map(|s| Stage { durations_ms: vec![s.mean_duration_ms() as u32], ..s.clone() }).collect();
-    critical_path_ms(&even)
-}
 
 /// Multiplies every stage's task count by `factor` (at least one task); added tasks repeat the
 /// stage's own durations.
@@ -174,13 +184,14 @@ fn task_resources(sim: &SimSpec) -> Result<Option<[bool; DIMS]>> {
     let Some(names) = &sim.task_resources else { return Ok(None) };
     let mut keep = [false; DIMS];
     for n in names {
-        let k = tidal_core::ResourceKind::parse(n).ok_or_else(|| {
-            let known: Vec<&str> = tidal_core::ResourceKind::ALL.iter().map(|k| k.name()).collect();
-            anyhow::anyhow!("sim.task_resources: unknown resource '{n}' (known: {})", known.join(", "))
-        })?;
-        keep[k as usize] = true;
+        keep[resource_kind("sim.task_resources", n)? as usize] = true;
     }
     Ok(Some(keep))
+}
+
+/// What the job's ApplicationMaster will believe about `tpl` (call before estimation error).
+fn estimate_dag(tpl: &JobTemplate) -> Result<JobDag> {
+    estimate_of(&tpl.stages).map_err(|e| anyhow!("job '{}': {e}", tpl.name))
 }
 
 pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -> Result<Workload> {
@@ -247,7 +258,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                     format!("q{}", i % nq)
                 };
                 use_queue(&queue, &mut queues);
-                let estimates = estimates_of(&tpl.stages);
+                let estimate = estimate_dag(&tpl)?;
                 if err_all {
                     perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
                 }
@@ -259,7 +270,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                     arrival_ms: arrival,
                     deadline_ms: None,
                     stages: tpl.stages,
-                    estimates,
+                    estimate,
                 });
             }
         }
@@ -331,7 +342,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                     if l.job_scale != 1.0 {
                         scale_tasks(&mut tpl.stages, l.job_scale);
                     }
-                    let estimates = estimates_of(&tpl.stages);
+                    let estimate = estimate_dag(&tpl)?;
                     perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
                     let arrival = ((l.first_arrival_s + k as f64 * l.period_s) * 1000.0) as i64;
                     let deadline = arrival + (on_period_s * 1000.0) as i64;
@@ -343,10 +354,10 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                         arrival_ms: arrival,
                         deadline_ms: Some(deadline),
                         stages: tpl.stages,
-                        estimates,
+                        estimate,
                     });
                 }
-                lqs.push(crate::runner::LqDecl {
+                lqs.push(LqDecl {
                     name: l.name.clone(),
                     period_s: l.period_s,
                     deadline_s: on_period_s,
@@ -374,7 +385,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                     let task_ms: f64 = s.durations_ms.iter().map(|&d| d as f64).sum();
                     work_ms += task_ms * s.demand.dominant_share(capacity);
                 }
-                let estimates = estimates_of(&tpl.stages);
+                let estimate = estimate_dag(&tpl)?;
                 if err_all {
                     perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
                 }
@@ -386,7 +397,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                     arrival_ms: 0,
                     deadline_ms: None,
                     stages: tpl.stages,
-                    estimates,
+                    estimate,
                 });
                 k += 1;
             }
@@ -415,7 +426,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                         }
                     };
                     let mut tpl = draw(&mut cache, &u.source, &mut rng, format!("{}-{k}", u.name))?;
-                    let estimates = estimates_of(&tpl.stages);
+                    let estimate = estimate_dag(&tpl)?;
                     if err_all {
                         perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);
                     }
@@ -428,7 +439,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                         arrival_ms: arrival,
                         deadline_ms: None,
                         stages: tpl.stages,
-                        estimates,
+                        estimate,
                     });
                 }
             }

@@ -3,8 +3,8 @@
 use std::path::Path;
 use tidal_sim::experiments::{self, Scale};
 use tidal_sim::fidelity::{self, Check, Findings};
-use tidal_sim::runner;
 use tidal_sim::spec::Spec;
+use tidal_sim::{policies, runner};
 
 fn out(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(name)
@@ -106,7 +106,7 @@ fn experiments_needing_missing_policies_refuse_clearly() {
     // run, as a swap to a policy the build lacks shows.
     for e in experiments::EXPERIMENTS {
         for p in e.policies {
-            runner::check_policy(p).unwrap();
+            policies::check_policy(p).unwrap();
         }
         let err =
             experiments::run_swapped(e, Scale::Small, &out(e.name), Some(("drf", "lottery"))).unwrap_err().to_string();
@@ -199,7 +199,7 @@ fn carbyne_table4_small_shows_carbyne_beating_drf() {
 }
 
 #[test]
-fn uwfq_users_small_shows_the_seeds_trends() {
+fn uwfq_users_small_shows_the_papers_trends() {
     let f = run_small("uwfq-users");
     passes(&f, "UWFQ has a lower average response time than UJF");
     passes(&f, "UWFQ serves small jobs (0-80%) faster than UJF");
@@ -208,9 +208,9 @@ fn uwfq_users_small_shows_the_seeds_trends() {
 }
 
 #[test]
-fn slot_reservation_small_shows_the_seeds_trends() {
+fn slot_reservation_small_shows_the_papers_trends() {
     let f = run_small("slot-reservation");
-    // Enforced for the MLlib-like foreground (equal stage widths, the seed's isolation case);
+    // Enforced for the MLlib-like foreground (equal stage widths, the paper's isolation case);
     // the TPC-H rows are reported (three jobs at this size: their slowdowns are noise).
     passes(&f, "mllib: reservation (P = 1) cuts the slowdown of priority alone");
     passes(&f, "mllib: held idle time is least at P = 0 and most at P = 1");
@@ -229,7 +229,7 @@ fn bopf_toml(policy: &str, scheduler: &str, tq_jobs: usize, lq: &str) -> String 
 }
 
 /// Writes `text` as spec file `name` and runs it; the error as the CLI prints it.
-fn run_toml(name: &str, text: String) -> Result<tidal_sim::sim::RunOutput, String> {
+fn run_toml(name: &str, text: String) -> Result<tidal_sim::sim::output::RunOutput, String> {
     let p = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::write(&p, text).unwrap();
     Spec::load(&p).and_then(|s| runner::run_spec(&s, false)).map_err(|e| format!("{e:#}"))

@@ -1,4 +1,7 @@
+//! Unit and property tests of BoPF admission control.
+
 use super::*;
+use crate::bopf::spec::{BurstSpec, DEFAULT_CYCLES};
 use proptest::prelude::*;
 
 const S: u64 = 1000;
@@ -425,7 +428,7 @@ fn naive_class(cfg: &AdmissionConfig, admitted: &[(QueueSpec, AdmissionClass)], 
     let slots = |l: &LqSpec| -> Vec<(u64, u64)> {
         windows_ms(l).into_iter().map(|(a, b)| (a / res, b.div_ceil(res))).collect()
     };
-    let hard: Vec<(Vec<(u64, u64)>, [i64; DIMS])> = admitted
+    let hard: Vec<(Vec<SlotRange>, [i64; DIMS])> = admitted
         .iter()
         .filter_map(|(s, c)| match (s, c) {
             (QueueSpec::Lq(l), AdmissionClass::Hard) => Some((slots(l), rate_fp(l))),
@@ -541,8 +544,12 @@ fn make_lq(name: String, op: &Op) -> LqSpec {
     }
 }
 
+/// Everything observable about the controller's state: classes by queue, counts per class,
+/// committed-profile length and its slots.
+type Snapshot = (Vec<(String, AdmissionClass)>, [usize; 3], usize, Vec<[i64; DIMS]>);
+
 /// Everything observable about the controller's state, for before/after comparisons.
-fn snapshot(c: &AdmissionController) -> (Vec<(String, AdmissionClass)>, [usize; 3], usize, Vec<[i64; DIMS]>) {
+fn snapshot(c: &AdmissionController) -> Snapshot {
     let mut classes: Vec<_> = c.queues().iter().map(|q| (q.spec.name().to_string(), q.class)).collect();
     classes.sort();
     let slots: Vec<[i64; DIMS]> = (0..200).map(|s| c.profile().value_at(s)).collect();

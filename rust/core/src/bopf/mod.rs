@@ -3,3 +3,4 @@
 pub mod admission;
 pub mod alpha;
 pub mod profile;
+pub mod spec;

@@ -12,7 +12,7 @@
 pub mod pack;
 pub mod share;
 
-use crate::request::Priority;
+use crate::ids::Priority;
 use crate::resource::Resources;
 
 pub type StageIdx = usize;

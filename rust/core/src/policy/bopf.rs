@@ -34,11 +34,12 @@
 //! Burst windows for condition (3) are laid out from the scheduler's first heartbeat plus each
 //! LQ's `first-burst-sec`.
 
-use super::{Admission, AdmissionClass, BurstView, Policy, QueueKey, QueueView};
-use crate::bopf::admission::{AdmissionConfig, AdmissionController, BopfMode};
+use super::{Admission, BurstView, Policy, QueueKey, QueueView};
+use crate::bopf::admission::{AdmissionClass, AdmissionConfig, AdmissionController, BopfMode};
 use crate::config::{QueueFile, QueueKind};
+use crate::ids::QueueIdx;
 use crate::resource::{Resources, DIMS};
-use crate::state::{ClusterState, QueueIdx};
+use crate::state::ClusterState;
 use tracing::{info, warn};
 
 /// Minimum time between two admission runs caused by capacity changes, so that an RM whose
@@ -86,8 +87,19 @@ impl Burst {
     }
 }
 
+/// The name status and the REST API show for a BoPF class.
+fn label(class: AdmissionClass) -> &'static str {
+    match class {
+        AdmissionClass::Hard => "hard",
+        AdmissionClass::Soft => "soft",
+        AdmissionClass::Elastic => Admission::ELASTIC,
+        AdmissionClass::Rejected => Admission::REJECTED,
+    }
+}
+
+/// What BoPF keeps about a queue it admitted.
 #[derive(Clone, Debug)]
-struct Slot {
+struct QueueRecord {
     class: AdmissionClass,
     reason: String,
     rate: Option<Resources>,
@@ -102,7 +114,7 @@ pub struct Bopf {
     last_admission_ms: i64,
     epoch_ms: Option<i64>,
     /// Indexed by queue; `None` for queues this policy has not admitted.
-    slots: Vec<Option<Slot>>,
+    records: Vec<Option<QueueRecord>>,
     /// Queues in admission order, for re-admission.
     order: Vec<QueueIdx>,
     /// Latency-sensitive queues, whose bursts are tracked on every heartbeat.
@@ -123,7 +135,7 @@ impl Bopf {
             admitted_capacity: Resources::ZERO,
             last_admission_ms: i64::MIN,
             epoch_ms: None,
-            slots: Vec::new(),
+            records: Vec::new(),
             order: Vec::new(),
             lqs: Vec::new(),
             committed: Resources::ZERO,
@@ -132,33 +144,31 @@ impl Bopf {
         }
     }
 
-    fn slot(&self, q: QueueIdx) -> Option<&Slot> {
-        self.slots.get(q).and_then(Option::as_ref)
+    fn record_of(&self, q: QueueIdx) -> Option<&QueueRecord> {
+        self.records.get(q).and_then(Option::as_ref)
     }
 
     /// Runs the admission conditions for queue `q` against the current controller.
-    fn classify(&mut self, state: &ClusterState, q: QueueIdx) -> Admission {
+    fn classify(&mut self, state: &ClusterState, q: QueueIdx) -> (AdmissionClass, String) {
         let Some(controller) = self.controller.as_mut() else {
-            return Admission {
-                class: AdmissionClass::Elastic,
-                reason: "provisional: admission control runs once the cluster has capacity".into(),
-            };
+            let reason = "provisional: admission control runs once the cluster has capacity";
+            return (AdmissionClass::Elastic, reason.into());
         };
         let epoch = self.epoch_ms.unwrap_or(0).max(0) as u64;
         match controller.admit(state.queues[q].config.admission_spec(epoch)) {
-            Ok(d) => Admission { class: d.class, reason: d.reason },
-            Err(e) => Admission { class: AdmissionClass::Rejected, reason: e.to_string() },
+            Ok(d) => (d.class, d.reason),
+            Err(e) => (AdmissionClass::Rejected, e.to_string()),
         }
     }
 
-    fn record(&mut self, state: &ClusterState, q: QueueIdx, admission: &Admission) {
-        if self.slots.len() <= q {
-            self.slots.resize(q + 1, None);
+    fn remember(&mut self, state: &ClusterState, q: QueueIdx, class: AdmissionClass, reason: &str) {
+        if self.records.len() <= q {
+            self.records.resize(q + 1, None);
         }
         let config = &state.queues[q].config;
         let (rate, burst) = match &config.kind {
             QueueKind::Latency(l) => {
-                let guaranteed = matches!(admission.class, AdmissionClass::Hard | AdmissionClass::Soft);
+                let guaranteed = matches!(class, AdmissionClass::Hard | AdmissionClass::Soft);
                 let rate = guaranteed.then(|| {
                     let mut r = Resources::ZERO;
                     for k in 0..DIMS {
@@ -167,7 +177,7 @@ impl Bopf {
                     }
                     r
                 });
-                let previous = self.slot(q).and_then(|s| s.burst.clone());
+                let previous = self.record_of(q).and_then(|s| s.burst.clone());
                 let burst = previous.unwrap_or(Burst {
                     demand: l.burst.demand,
                     period_ms: l.burst.period_ms as i64,
@@ -183,7 +193,7 @@ impl Bopf {
             }
             QueueKind::Throughput => (None, None),
         };
-        self.slots[q] = Some(Slot { class: admission.class, reason: admission.reason.clone(), rate, burst });
+        self.records[q] = Some(QueueRecord { class, reason: reason.to_string(), rate, burst });
     }
 
     /// Builds a fresh controller for the current capacity and admits every queue again in the
@@ -203,13 +213,13 @@ impl Bopf {
             if state.queues[q].retired {
                 continue;
             }
-            let before = self.slot(q).map(|s| s.class);
-            let admission = self.classify(state, q);
-            if before != Some(admission.class) {
-                info!(queue = state.queues[q].name(), class = ?admission.class, reason = %admission.reason,
+            let before = self.record_of(q).map(|s| s.class);
+            let (class, reason) = self.classify(state, q);
+            if before != Some(class) {
+                info!(queue = state.queues[q].name(), class = label(class), reason = %reason,
                       capacity = %state.capacity, "BoPF admission");
             }
-            self.record(state, q, &admission);
+            self.remember(state, q, class, &reason);
         }
     }
 
@@ -219,8 +229,8 @@ impl Bopf {
         for i in 0..self.lqs.len() {
             let q = self.lqs[i];
             let queue = &state.queues[q];
-            let Some(slot) = self.slots.get_mut(q).and_then(Option::as_mut) else { continue };
-            let Some(burst) = slot.burst.as_mut() else { continue };
+            let Some(record) = self.records.get_mut(q).and_then(Option::as_mut) else { continue };
+            let Some(burst) = record.burst.as_mut() else { continue };
             let integral = queue.usage_integral_at(now);
             if let Phase::On { start_ms, deadline_at_ms } = burst.phase {
                 for k in 0..DIMS {
@@ -247,11 +257,11 @@ impl Bopf {
                 burst.consumed = [0.0; DIMS];
                 burst.integral_at_start = integral;
                 burst.started += 1;
-                info!(queue = queue.name(), class = ?slot.class, "burst started");
+                info!(queue = queue.name(), class = label(record.class), "burst started");
             }
             if let (Phase::On { deadline_at_ms, .. }, true) = (burst.phase, burst.within_declaration()) {
-                match slot.class {
-                    AdmissionClass::Hard => self.committed += slot.rate.unwrap_or_default(),
+                match record.class {
+                    AdmissionClass::Hard => self.committed += record.rate.unwrap_or_default(),
                     AdmissionClass::Soft if now < deadline_at_ms => self.soft_usage += queue.usage,
                     _ => {}
                 }
@@ -263,13 +273,13 @@ impl Bopf {
     fn key(&self, state: &ClusterState, q: QueueIdx) -> QueueKey {
         let queue = &state.queues[q];
         let drf = QueueKey::drf(state, q, 2);
-        let Some(slot) = self.slot(q) else { return drf };
-        let Some(burst) = slot.burst.as_ref() else { return drf };
+        let Some(record) = self.record_of(q) else { return drf };
+        let Some(burst) = record.burst.as_ref() else { return drf };
         let Phase::On { deadline_at_ms, .. } = burst.phase else { return drf };
         if !burst.within_declaration() {
             return drf;
         }
-        match (slot.class, slot.rate) {
+        match (record.class, record.rate) {
             (AdmissionClass::Hard, Some(rate)) => {
                 let below = (0..DIMS).map(|k| (rate.0[k], queue.usage.0[k])).filter(|(r, _)| *r > 0);
                 let ratio = below.map(|(r, u)| u as f64 / r as f64).fold(0.0, f64::max);
@@ -304,27 +314,23 @@ impl Policy for Bopf {
         if self.controller.is_none() && !state.capacity.is_zero() {
             self.readmit(state);
         }
-        let admission = self.classify(state, queue);
-        if admission.class != AdmissionClass::Rejected {
-            self.order.push(queue);
-            if state.queues[queue].config.is_latency_sensitive() {
-                self.lqs.push(queue);
-            }
-            self.record(state, queue, &admission);
+        let (class, reason) = self.classify(state, queue);
+        if class == AdmissionClass::Rejected {
+            return Admission::rejected(reason);
         }
-        admission
+        self.order.push(queue);
+        if state.queues[queue].config.is_latency_sensitive() {
+            self.lqs.push(queue);
+        }
+        self.remember(state, queue, class, &reason);
+        Admission { admitted: true, class: label(class), reason }
     }
 
     fn queue_view(&self, queue: QueueIdx) -> QueueView {
-        let Some(slot) = self.slot(queue) else {
-            return QueueView {
-                class: AdmissionClass::Rejected,
-                reason: String::new(),
-                guaranteed_rate: None,
-                burst: None,
-            };
+        let Some(record) = self.record_of(queue) else {
+            return QueueView { admission: Admission::rejected(String::new()), guaranteed_rate: None, burst: None };
         };
-        let burst = slot.burst.as_ref().map(|b| {
+        let burst = record.burst.as_ref().map(|b| {
             let (phase, started, deadline) = match b.phase {
                 Phase::Idle => ("idle", None, None),
                 Phase::On { start_ms, deadline_at_ms } => {
@@ -350,7 +356,17 @@ impl Policy for Bopf {
                 bursts_met_deadline: b.met_deadline,
             }
         });
-        QueueView { class: slot.class, reason: slot.reason.clone(), guaranteed_rate: slot.rate, burst }
+        let admission = Admission { admitted: true, class: label(record.class), reason: record.reason.clone() };
+        QueueView { admission, guaranteed_rate: record.rate, burst }
+    }
+
+    fn next_event_ms(&self) -> Option<i64> {
+        // A burst's deadline ends its Soft priority; a Hard burst's order changes only with usage.
+        let deadlines = self.lqs.iter().filter_map(|&q| match self.record_of(q)?.burst.as_ref()?.phase {
+            Phase::On { deadline_at_ms, .. } if deadline_at_ms > self.now_ms => Some(deadline_at_ms),
+            _ => None,
+        });
+        deadlines.min()
     }
 
     fn begin_heartbeat(&mut self, state: &ClusterState, now_ms: i64) {

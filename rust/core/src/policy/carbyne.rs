@@ -36,9 +36,10 @@ use crate::dag::pack::{self, Plan};
 use crate::dag::share::drf_shares;
 use crate::dag::StageIdx;
 use crate::hints::AppHints;
+use crate::ids::{AppIdx, AppKey, QueueIdx};
 use crate::request::Placement;
 use crate::resource::Resources;
-use crate::state::{App, AppKey, AppSlot, ClusterState, QueueIdx};
+use crate::state::{App, ClusterState};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
@@ -113,14 +114,14 @@ impl Job {
 #[derive(Default)]
 struct QueueJobs {
     /// Jobs by SRTF key (remaining work, then submission order).
-    srtf: Vec<AppSlot>,
+    srtf: Vec<AppIdx>,
     /// Jobs that may have must-start asks now: greedy jobs and jobs whose next slot is due.
-    must: Vec<AppSlot>,
+    must: Vec<AppIdx>,
     /// This heartbeat's must-start candidates by (usage over share, seq), built at the queue's
     /// first offer. Within a heartbeat the node's free space only shrinks, and a job's usage
     /// only grows, so a job that cannot take the offer now cannot later in the heartbeat
     /// either and leaves the heap.
-    heap: BinaryHeap<Reverse<(u64, u64, AppSlot)>>,
+    heap: BinaryHeap<Reverse<(u64, u64, AppIdx)>>,
     heap_heartbeat: u64,
     /// Component-wise smallest ask of the queue's apps at this heartbeat's first offer: asks
     /// only shrink within a heartbeat, so a node that cannot fit it can stop the search.
@@ -141,11 +142,11 @@ pub struct Carbyne {
     queues: Vec<QueueJobs>,
     seen: Option<Seen>,
     /// Apps whose hints or asks changed since the last heartbeat.
-    updated: Vec<AppSlot>,
+    updated: Vec<AppIdx>,
     shares_at_ms: i64,
-    replan: VecDeque<AppSlot>,
+    replan: VecDeque<AppIdx>,
     /// (next due time, slot, app seq) of altruistic jobs not in their queue's must list.
-    due: BinaryHeap<Reverse<(i64, AppSlot, u64)>>,
+    due: BinaryHeap<Reverse<(i64, AppIdx, u64)>>,
     now: i64,
     capacity: Resources,
     heartbeat: u64,
@@ -228,17 +229,17 @@ impl Carbyne {
     }
 
     /// A job's plan, for status and tests: its completion estimate and promised deadline.
-    pub fn plan_of(&self, slot: AppSlot) -> Option<&Plan> {
-        self.jobs.get(slot)?.as_ref()?.plan.as_ref().map(|p| &p.plan)
+    pub fn plan_of(&self, idx: AppIdx) -> Option<&Plan> {
+        self.jobs.get(idx)?.as_ref()?.plan.as_ref().map(|p| &p.plan)
     }
 
     /// The DRF share of a job.
-    pub fn share_of(&self, slot: AppSlot) -> Option<Resources> {
-        self.jobs.get(slot)?.as_ref().map(|j| j.share)
+    pub fn share_of(&self, idx: AppIdx) -> Option<Resources> {
+        self.jobs.get(idx)?.as_ref().map(|j| j.share)
     }
 
-    fn job_live(&self, state: &ClusterState, slot: AppSlot) -> bool {
-        matches!((self.jobs.get(slot), state.apps.get(slot)), (Some(Some(j)), Some(Some(a))) if j.seq == a.seq)
+    fn job_live(&self, state: &ClusterState, idx: AppIdx) -> bool {
+        matches!((self.jobs.get(idx), state.apps.get(idx)), (Some(Some(j)), Some(Some(a))) if j.seq == a.seq)
     }
 
     /// Brings the job table in line with the state's apps and their hints: every slot, or only
@@ -249,22 +250,22 @@ impl Carbyne {
         }
         let updated = std::mem::take(&mut self.updated);
         if membership_changed {
-            for slot in 0..self.jobs.len() {
-                self.sync_slot(state, slot);
+            for idx in 0..self.jobs.len() {
+                self.sync_job(state, idx);
             }
             self.rebuild_queues(state);
         } else {
-            for &slot in &updated {
-                self.sync_slot(state, slot);
+            for &idx in &updated {
+                self.sync_job(state, idx);
             }
         }
         self.updated = updated;
         self.updated.clear();
     }
 
-    fn sync_slot(&mut self, state: &ClusterState, slot: AppSlot) {
-        let app = state.apps.get(slot).and_then(Option::as_ref);
-        match (app, &mut self.jobs[slot]) {
+    fn sync_job(&mut self, state: &ClusterState, idx: AppIdx) {
+        let app = state.apps.get(idx).and_then(Option::as_ref);
+        match (app, &mut self.jobs[idx]) {
             (None, j) => *j = None,
             (Some(a), Some(j)) if j.seq == a.seq => {
                 let changed = match (&a.hints, &j.hints) {
@@ -280,7 +281,7 @@ impl Carbyne {
                     }
                     if j.hints.is_some() && !j.queued_for_plan {
                         j.queued_for_plan = true;
-                        self.replan.push_back(slot);
+                        self.replan.push_back(idx);
                     }
                 }
             }
@@ -302,7 +303,7 @@ impl Carbyne {
                     in_must: false,
                 });
                 if queued {
-                    self.replan.push_back(slot);
+                    self.replan.push_back(idx);
                 }
             }
         }
@@ -323,16 +324,16 @@ impl Carbyne {
         }
         for qi in 0..self.queues.len() {
             for pos in 0..self.queues[qi].srtf.len() {
-                let slot = self.queues[qi].srtf[pos];
-                let job = self.jobs[slot].as_mut().unwrap();
+                let idx = self.queues[qi].srtf[pos];
+                let job = self.jobs[idx].as_mut().unwrap();
                 job.srtf_pos = pos;
                 job.in_must = false;
                 if job.has_due(self.now) {
                     job.in_must = true;
-                    self.queues[qi].must.push(slot);
+                    self.queues[qi].must.push(idx);
                 } else if let Some(p) = &job.plan {
                     if p.next_due_ms < i64::MAX {
-                        self.due.push(Reverse((p.next_due_ms, slot, job.seq)));
+                        self.due.push(Reverse((p.next_due_ms, idx, job.seq)));
                     }
                 }
             }
@@ -346,8 +347,8 @@ impl Carbyne {
             caps.clear();
             caps.extend(q.apps.iter().map(|&s| job_cap(state.app(s))));
             let shares = drf_shares(&entitled[qi], &caps);
-            for (&slot, share) in q.apps.iter().zip(shares) {
-                let Some(Some(job)) = self.jobs.get_mut(slot) else { continue };
+            for (&idx, share) in q.apps.iter().zip(shares) {
+                let Some(Some(job)) = self.jobs.get_mut(idx) else { continue };
                 job.share = share;
                 job.share_dom = share.dominant_share(&state.capacity);
                 let stale = job
@@ -356,7 +357,7 @@ impl Carbyne {
                     .is_some_and(|p| (job.share_dom - p.share_dom).abs() > SHARE_TOLERANCE * p.share_dom.max(1e-9));
                 if stale && !job.queued_for_plan {
                     job.queued_for_plan = true;
-                    self.replan.push_back(slot);
+                    self.replan.push_back(idx);
                 }
             }
         }
@@ -365,13 +366,13 @@ impl Carbyne {
 
     fn replan_some(&mut self, state: &ClusterState) {
         for _ in 0..REPLANS_PER_HEARTBEAT {
-            let Some(slot) = self.replan.pop_front() else { break };
-            if !self.job_live(state, slot) {
+            let Some(idx) = self.replan.pop_front() else { break };
+            if !self.job_live(state, idx) {
                 continue;
             }
             let altruism = self.altruism;
             let (now, capacity) = (self.now, self.capacity);
-            let job = self.jobs[slot].as_mut().unwrap();
+            let job = self.jobs[idx].as_mut().unwrap();
             job.queued_for_plan = false;
             let Some(hints) = job.hints.clone() else { continue };
             let committed = job.plan.as_ref().and_then(|p| {
@@ -393,26 +394,26 @@ impl Carbyne {
             let next_due = jp.next_due_ms;
             job.plan = Some(jp);
             let (qi, seq) = (job.queue, job.seq);
-            self.reposition(qi, slot);
-            let job = self.jobs[slot].as_mut().unwrap();
+            self.reposition(qi, idx);
+            let job = self.jobs[idx].as_mut().unwrap();
             if job.has_due(now) {
                 if !job.in_must {
                     job.in_must = true;
-                    self.queues[qi].must.push(slot);
+                    self.queues[qi].must.push(idx);
                 }
             } else if next_due < i64::MAX {
-                self.due.push(Reverse((next_due, slot, seq)));
+                self.due.push(Reverse((next_due, idx, seq)));
             }
         }
     }
 
-    /// Restores the SRTF order around `slot` after its work changed.
-    fn reposition(&mut self, qi: QueueIdx, slot: AppSlot) {
+    /// Restores the SRTF order around `idx` after its work changed.
+    fn reposition(&mut self, qi: QueueIdx, idx: AppIdx) {
         let Some(qj) = self.queues.get_mut(qi) else { return };
         let jobs = &mut self.jobs;
-        let Some(Some(job)) = jobs.get(slot) else { return };
+        let Some(Some(job)) = jobs.get(idx) else { return };
         let mut pos = job.srtf_pos;
-        if qj.srtf.get(pos) != Some(&slot) {
+        if qj.srtf.get(pos) != Some(&idx) {
             return;
         }
         let key = job.srtf_key();
@@ -427,7 +428,7 @@ impl Carbyne {
             jobs[qj.srtf[pos]].as_mut().unwrap().srtf_pos = pos;
             pos += 1;
         }
-        jobs[slot].as_mut().unwrap().srtf_pos = pos;
+        jobs[idx].as_mut().unwrap().srtf_pos = pos;
     }
 
     /// A must-start placement of `job` on the offered node.
@@ -458,10 +459,10 @@ impl Carbyne {
         best_aligned(app, offer, &self.capacity, |_| true)
     }
 
-    /// Records a container started for `slot`: it uses the earliest slot of its stage.
-    fn charge(&mut self, slot: AppSlot, p: &Placement) {
+    /// Records a container started for `idx`: it uses the earliest slot of its stage.
+    fn charge(&mut self, idx: AppIdx, p: &Placement) {
         let capacity = self.capacity;
-        let Some(Some(job)) = self.jobs.get_mut(slot) else { return };
+        let Some(Some(job)) = self.jobs.get_mut(idx) else { return };
         let (Some(hints), Some(plan)) = (&job.hints, &mut job.plan) else { return };
         let stage = hints
             .stages_at(p.priority)
@@ -475,15 +476,15 @@ impl Carbyne {
             plan.refresh_next_due();
             job.work = (job.work - hints.dag.task_work(s, &capacity)).max(0.0);
             let qi = job.queue;
-            self.reposition(qi, slot);
+            self.reposition(qi, idx);
         }
     }
 
     /// The phase-one heap key of a job: (usage over share, seq, slot), or None when the job has
     /// nothing to start within its share now.
-    fn must_key(&self, state: &ClusterState, slot: AppSlot) -> Option<(u64, u64, AppSlot)> {
-        let job = self.jobs.get(slot)?.as_ref()?;
-        let app = state.apps.get(slot)?.as_ref()?;
+    fn must_key(&self, state: &ClusterState, idx: AppIdx) -> Option<(u64, u64, AppIdx)> {
+        let job = self.jobs.get(idx)?.as_ref()?;
+        let app = state.apps.get(idx)?.as_ref()?;
         if app.seq != job.seq || !job.has_due(self.now) || app.asks.pending_containers() == 0 {
             return None;
         }
@@ -497,7 +498,7 @@ impl Carbyne {
             return None;
         };
         // Non-negative floats order like their bit patterns.
-        (ratio < 1.0).then_some((ratio.to_bits(), job.seq, slot))
+        (ratio < 1.0).then_some((ratio.to_bits(), job.seq, idx))
     }
 
     /// Builds the queue's phase-one heap for this heartbeat, dropping from the must list the
@@ -506,9 +507,9 @@ impl Carbyne {
         let mut must = std::mem::take(&mut self.queues[queue].must);
         let mut keys = Vec::with_capacity(must.len());
         let now = self.now;
-        must.retain(|&slot| {
-            let live = self.job_live(state, slot);
-            let Some(job) = self.jobs.get_mut(slot).and_then(Option::as_mut) else { return false };
+        must.retain(|&idx| {
+            let live = self.job_live(state, idx);
+            let Some(job) = self.jobs.get_mut(idx).and_then(Option::as_mut) else { return false };
             if !live || job.queue != queue {
                 return false;
             }
@@ -516,15 +517,15 @@ impl Carbyne {
                 job.in_must = false;
                 if let Some(p) = &job.plan {
                     if p.next_due_ms < i64::MAX {
-                        self.due.push(Reverse((p.next_due_ms, slot, job.seq)));
+                        self.due.push(Reverse((p.next_due_ms, idx, job.seq)));
                     }
                 }
                 return false;
             }
             true
         });
-        for &slot in &must {
-            if let Some(k) = self.must_key(state, slot) {
+        for &idx in &must {
+            if let Some(k) = self.must_key(state, idx) {
                 keys.push(Reverse(k));
             }
         }
@@ -541,7 +542,7 @@ impl Carbyne {
     }
 
     /// P(altruism) = 0: DRF among the queue's jobs, YARN order inside a job.
-    fn drf(&self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+    fn drf(&self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppIdx, Placement)> {
         super::job_fair::least_used_app(state, queue, offer)
     }
 }
@@ -570,27 +571,27 @@ impl AppPolicy for Carbyne {
             self.refresh_shares(state);
         }
         self.replan_some(state);
-        while let Some(&Reverse((at, slot, seq))) = self.due.peek() {
+        while let Some(&Reverse((at, idx, seq))) = self.due.peek() {
             if at > now_ms {
                 break;
             }
             self.due.pop();
-            let Some(Some(job)) = self.jobs.get_mut(slot) else { continue };
+            let Some(Some(job)) = self.jobs.get_mut(idx) else { continue };
             if job.seq != seq || job.in_must || !job.has_due(now_ms) {
                 continue;
             }
             job.in_must = true;
             if let Some(qj) = self.queues.get_mut(job.queue) {
-                qj.must.push(slot);
+                qj.must.push(idx);
             }
         }
     }
 
-    fn on_app_updated(&mut self, _state: &ClusterState, slot: AppSlot) {
-        self.updated.push(slot);
+    fn on_app_updated(&mut self, _state: &ClusterState, idx: AppIdx) {
+        self.updated.push(idx);
     }
 
-    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppIdx, Placement)> {
         if let Some(hit) = offer.app_waiting_for_am(state, queue, true) {
             return Some(hit);
         }
@@ -607,11 +608,11 @@ impl AppPolicy for Carbyne {
         if !self.queues[queue].smallest_ask.is_some_and(|m| m.fits_in(&offer.free)) {
             return None;
         }
-        let mut best: Option<(AppSlot, Placement)> = None;
-        while let Some(Reverse((_, _, slot))) = self.queues[queue].heap.pop() {
-            let job = self.jobs[slot].as_ref().expect("heap holds live jobs");
-            if let Some(p) = self.must_placement(job, state.app(slot), offer) {
-                best = Some((slot, p));
+        let mut best: Option<(AppIdx, Placement)> = None;
+        while let Some(Reverse((_, _, idx))) = self.queues[queue].heap.pop() {
+            let job = self.jobs[idx].as_ref().expect("heap holds live jobs");
+            if let Some(p) = self.must_placement(job, state.app(idx), offer) {
+                best = Some((idx, p));
                 break;
             }
         }
@@ -620,25 +621,25 @@ impl AppPolicy for Carbyne {
             None => {
                 // Leftover: SRTF over jobs, packing inside the job.
                 let mut hit = None;
-                for &slot in &self.queues[queue].srtf {
-                    let Some(Some(job)) = self.jobs.get(slot) else { continue };
-                    let Some(Some(app)) = state.apps.get(slot) else { continue };
+                for &idx in &self.queues[queue].srtf {
+                    let Some(Some(job)) = self.jobs.get(idx) else { continue };
+                    let Some(Some(app)) = state.apps.get(idx) else { continue };
                     if app.seq != job.seq || app.asks.pending_containers() == 0 {
                         continue;
                     }
                     if let Some(p) = self.leftover_placement(job, app, offer) {
-                        hit = Some((slot, p));
+                        hit = Some((idx, p));
                         break;
                     }
                 }
                 hit
             }
         };
-        if let Some((slot, p)) = &pick {
-            self.charge(*slot, p);
+        if let Some((idx, p)) = &pick {
+            self.charge(*idx, p);
             if best.is_some() {
                 // Back in line with its new usage, if it still has must-start work in its share.
-                if let Some(key) = self.must_key(state, *slot) {
+                if let Some(key) = self.must_key(state, *idx) {
                     self.queues[queue].heap.push(Reverse(key));
                 }
             }

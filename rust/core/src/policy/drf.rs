@@ -4,7 +4,8 @@
 //! queue index breaks ties so that the order is deterministic.
 
 use super::{Policy, QueueKey};
-use crate::state::{ClusterState, QueueIdx};
+use crate::ids::QueueIdx;
+use crate::state::ClusterState;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Drf;

@@ -3,8 +3,9 @@
 //! goes before older apps' tasks, so that every app can start.
 
 use super::{AppPolicy, NodeOffer};
+use crate::ids::{AppIdx, QueueIdx};
 use crate::request::Placement;
-use crate::state::{AppSlot, ClusterState, QueueIdx};
+use crate::state::ClusterState;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Fifo;
@@ -14,7 +15,7 @@ impl AppPolicy for Fifo {
         "fifo"
     }
 
-    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppIdx, Placement)> {
         offer
             .app_waiting_for_am(state, queue, false)
             .or_else(|| state.queues[queue].apps.iter().find_map(|&s| offer.first_fit(state, s).map(|p| (s, p))))

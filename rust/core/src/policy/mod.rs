@@ -12,6 +12,7 @@
 //! - [`Policy::begin_heartbeat`]: time has advanced; refresh time-driven state.
 //! - [`Policy::queue_key`]: the order in which queues are offered a node (queue sort).
 //! - [`Policy::queue_view`]: what the policy knows about a queue, for status and logs.
+//! - [`Policy::next_event_ms`]: when the policy's order next changes by itself.
 
 pub mod bopf;
 pub mod carbyne;
@@ -24,25 +25,39 @@ pub mod tetris;
 pub mod ujf;
 pub mod uwfq;
 
-pub use crate::bopf::admission::AdmissionClass;
 use crate::config::{AppPolicyKind, PolicyKind, QueueFile};
-use crate::request::{LocationId, Placement};
+use crate::ids::LocationId;
+use crate::ids::{AppIdx, NodeId, QueueIdx};
+use crate::request::Placement;
 use crate::resource::Resources;
-use crate::state::{AppSlot, ClusterState, NodeId, QueueIdx};
+use crate::state::ClusterState;
 use serde::Serialize;
 
-/// The outcome of [`Policy::admit`].
+/// The outcome of [`Policy::admit`], in terms any policy fills: whether the queue takes
+/// applications, and the policy's own name for the class it was sorted into.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Admission {
-    pub class: AdmissionClass,
+    pub admitted: bool,
+    /// The policy's class label (BoPF: `hard`, `soft` or `elastic`; policies without admission
+    /// control: `elastic`), or [`Admission::REJECTED`].
+    pub class: &'static str,
     /// Which condition decided, with its numbers; empty for policies without admission control.
     pub reason: String,
 }
 
 impl Admission {
+    /// The class label of a queue admission control turned away.
+    pub const REJECTED: &'static str = "rejected";
+    /// The class of a queue served by its plain fair share.
+    pub const ELASTIC: &'static str = "elastic";
+
     /// Admission for policies that take every queue with a plain fair share.
     pub fn elastic() -> Admission {
-        Admission { class: AdmissionClass::Elastic, reason: String::new() }
+        Admission { admitted: true, class: Self::ELASTIC, reason: String::new() }
+    }
+
+    pub fn rejected(reason: String) -> Admission {
+        Admission { admitted: false, class: Self::REJECTED, reason }
     }
 }
 
@@ -64,8 +79,7 @@ pub struct BurstView {
 /// What a policy reports about one queue.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct QueueView {
-    pub class: AdmissionClass,
-    pub reason: String,
+    pub admission: Admission,
     /// The rate guaranteed during a burst (H and S queues).
     pub guaranteed_rate: Option<crate::resource::Resources>,
     pub burst: Option<BurstView>,
@@ -82,11 +96,17 @@ pub trait Policy: Send {
 
     /// The class and burst state of a queue.
     fn queue_view(&self, _queue: QueueIdx) -> QueueView {
-        QueueView { class: AdmissionClass::Elastic, reason: String::new(), guaranteed_rate: None, burst: None }
+        QueueView { admission: Admission::elastic(), guaranteed_rate: None, burst: None }
     }
 
     /// Called once per heartbeat before any assignment.
     fn begin_heartbeat(&mut self, _state: &ClusterState, _now_ms: i64) {}
+
+    /// The next time at which the policy's order changes without any event (a burst deadline
+    /// passing, say), so a host can call the scheduler then instead of polling.
+    fn next_event_ms(&self) -> Option<i64> {
+        None
+    }
 
     /// Queue sort: queues with pending asks are offered the node in increasing key order. A
     /// key may depend only on the queue's own state and on what `begin_heartbeat` fixed, so the
@@ -145,7 +165,7 @@ pub struct NodeOffer {
 impl NodeOffer {
     /// The app's highest-priority ask that can start here, under YARN's locality rules.
     #[inline]
-    pub fn first_fit(&self, state: &ClusterState, app: AppSlot) -> Option<Placement> {
+    pub fn first_fit(&self, state: &ClusterState, app: AppIdx) -> Option<Placement> {
         state.app(app).asks.find(self.host, self.rack, &self.free)
     }
 
@@ -158,7 +178,7 @@ impl NodeOffer {
         state: &ClusterState,
         queue: QueueIdx,
         skip_hinted: bool,
-    ) -> Option<(AppSlot, Placement)> {
+    ) -> Option<(AppIdx, Placement)> {
         let q = &state.queues[queue];
         if q.apps_waiting_for_am == 0 {
             return None;
@@ -167,7 +187,7 @@ impl NodeOffer {
             .iter()
             .filter(|&&s| {
                 let a = state.app(s);
-                !a.started && !(skip_hinted && a.hints.is_some())
+                !a.started && (!skip_hinted || a.hints.is_none())
             })
             .find_map(|&s| self.first_fit(state, s).map(|p| (s, p)))
     }
@@ -182,17 +202,23 @@ pub trait AppPolicy: Send {
     /// Called once per heartbeat before any assignment.
     fn begin_heartbeat(&mut self, _state: &ClusterState, _now_ms: i64) {}
 
-    /// An app was registered (it is in `state` at `slot`).
-    fn on_app_added(&mut self, _state: &ClusterState, _slot: AppSlot) {}
+    /// The next time at which the policy's order changes without any event (a burst deadline
+    /// passing, say), so a host can call the scheduler then instead of polling.
+    fn next_event_ms(&self) -> Option<i64> {
+        None
+    }
+
+    /// An app was registered (it is in `state` at `idx`).
+    fn on_app_added(&mut self, _state: &ClusterState, _idx: AppIdx) {}
 
     /// An app's asks (or what is known about its work) changed.
-    fn on_app_updated(&mut self, _state: &ClusterState, _slot: AppSlot) {}
+    fn on_app_updated(&mut self, _state: &ClusterState, _idx: AppIdx) {}
 
-    /// An app is about to be removed (it is still in `state` at `slot`, its containers freed).
-    fn on_app_removed(&mut self, _state: &ClusterState, _slot: AppSlot) {}
+    /// An app is about to be removed (it is still in `state` at `idx`, its containers freed).
+    fn on_app_removed(&mut self, _state: &ClusterState, _idx: AppIdx) {}
 
     /// The container to start on the offered node from queue `queue`, if any.
-    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)>;
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppIdx, Placement)>;
 }
 
 /// Builds the app policy a configuration names.

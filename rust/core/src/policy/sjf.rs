@@ -5,13 +5,14 @@
 //! submission order. An unhinted app waiting for its ApplicationMaster goes first, as in FIFO.
 
 use super::{AppPolicy, NodeOffer};
+use crate::ids::{AppIdx, QueueIdx};
 use crate::request::Placement;
-use crate::state::{AppSlot, ClusterState, QueueIdx};
+use crate::state::ClusterState;
 
 #[derive(Default)]
 pub struct Sjf {
     /// Per queue, apps in SJF order.
-    order: Vec<Vec<AppSlot>>,
+    order: Vec<Vec<AppIdx>>,
     /// What the order was computed from: app sequence counter, app count, queue count.
     seen: Option<(u64, usize, usize)>,
     /// A hinted app reported new hints or asks since the last heartbeat.
@@ -22,7 +23,7 @@ impl Sjf {
     fn rebuild(&mut self, state: &ClusterState) {
         self.order.resize_with(state.queues.len(), Vec::new);
         for (qi, q) in state.queues.iter().enumerate() {
-            let mut keyed: Vec<(u8, u64, u64, AppSlot)> = q
+            let mut keyed: Vec<(u8, u64, u64, AppIdx)> = q
                 .apps
                 .iter()
                 .map(|&s| {
@@ -52,11 +53,11 @@ impl AppPolicy for Sjf {
         }
     }
 
-    fn on_app_updated(&mut self, state: &ClusterState, slot: AppSlot) {
-        self.hints_changed |= state.app(slot).hints.is_some();
+    fn on_app_updated(&mut self, state: &ClusterState, idx: AppIdx) {
+        self.hints_changed |= state.app(idx).hints.is_some();
     }
 
-    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppIdx, Placement)> {
         if let Some(hit) = offer.app_waiting_for_am(state, queue, true) {
             return Some(hit);
         }

@@ -2,7 +2,8 @@
 //! within each group. The baseline BoPF is measured against (best for LQs, no TQ protection).
 
 use super::{Policy, QueueKey};
-use crate::state::{ClusterState, QueueIdx};
+use crate::ids::QueueIdx;
+use crate::state::ClusterState;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct StrictPriority;

@@ -17,23 +17,24 @@
 use super::carbyne::{job_cap, queue_entitlements, SHARE_REFRESH_MS};
 use super::{AppPolicy, NodeOffer};
 use crate::dag::share::drf_shares;
+use crate::ids::{AppIdx, QueueIdx};
 use crate::request::Placement;
-use crate::state::{App, AppSlot, ClusterState, QueueIdx};
+use crate::state::{App, ClusterState};
 
 /// Nominal task length for apps without hints, in the units of remaining work.
 const UNHINTED_TASK_MS: f64 = 1_000.0;
 
 pub struct Tetris {
     fairness_knob: f64,
-    /// Per app slot: (app seq, hints revision, remaining work from hints).
+    /// Per app index: (app seq, hints revision, remaining work from hints).
     work: Vec<Option<(u64, u64, f64)>>,
-    /// Per app slot: (app seq, DRF fair dominant share).
+    /// Per app index: (app seq, DRF fair dominant share).
     fair: Vec<Option<(u64, f64)>>,
     seen: Option<(u64, usize)>,
     /// A hinted app reported new hints or asks since the last heartbeat.
     hints_changed: bool,
     fair_at_ms: i64,
-    scratch: Vec<(f64, AppSlot)>,
+    scratch: Vec<(f64, AppIdx)>,
 }
 
 impl Tetris {
@@ -49,8 +50,8 @@ impl Tetris {
         }
     }
 
-    fn remaining_work(&self, state: &ClusterState, slot: AppSlot, app: &App) -> f64 {
-        match self.work.get(slot).copied().flatten() {
+    fn remaining_work(&self, state: &ClusterState, idx: AppIdx, app: &App) -> f64 {
+        match self.work.get(idx).copied().flatten() {
             Some((seq, _, w)) if seq == app.seq && app.hints.is_some() => w,
             _ => app.asks.pending_resources().dominant_share(&state.capacity) * UNHINTED_TASK_MS,
         }
@@ -68,10 +69,10 @@ impl AppPolicy for Tetris {
         if changed {
             self.seen = Some(seen);
             self.work.resize(state.apps.len(), None);
-            for (slot, a) in state.apps.iter().enumerate() {
-                self.work[slot] = a.as_ref().and_then(|a| {
+            for (idx, a) in state.apps.iter().enumerate() {
+                self.work[idx] = a.as_ref().and_then(|a| {
                     let h = a.hints.as_ref()?;
-                    match self.work[slot] {
+                    match self.work[idx] {
                         Some((seq, rev, w)) if seq == a.seq && rev == h.revision => Some((seq, rev, w)),
                         _ => Some((a.seq, h.revision, h.dag.remaining_work(&state.capacity))),
                     }
@@ -92,11 +93,11 @@ impl AppPolicy for Tetris {
         }
     }
 
-    fn on_app_updated(&mut self, state: &ClusterState, slot: AppSlot) {
-        self.hints_changed |= state.app(slot).hints.is_some();
+    fn on_app_updated(&mut self, state: &ClusterState, idx: AppIdx) {
+        self.hints_changed |= state.app(idx).hints.is_some();
     }
 
-    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppIdx, Placement)> {
         let q = &state.queues[queue];
         if let Some(hit) = offer.app_waiting_for_am(state, queue, true) {
             return Some(hit);
@@ -130,7 +131,7 @@ impl AppPolicy for Tetris {
             cands.truncate(keep);
         }
         // Score every fitting ask of the candidates.
-        let mut scored: Vec<(f64, f64, u64, AppSlot, Placement)> = Vec::new();
+        let mut scored: Vec<(f64, f64, u64, AppIdx, Placement)> = Vec::new();
         for &(_, s) in &cands {
             let app = state.app(s);
             let w = self.remaining_work(state, s, app);
@@ -146,7 +147,7 @@ impl AppPolicy for Tetris {
         let mean_a = scored.iter().map(|e| e.0).sum::<f64>() / n;
         let mean_w = scored.iter().map(|e| e.1).sum::<f64>() / n;
         let norm = |v: f64, mean: f64| if mean > 0.0 { v / mean } else { 0.0 };
-        let mut best: Option<(f64, u64, AppSlot, Placement)> = None;
+        let mut best: Option<(f64, u64, AppIdx, Placement)> = None;
         for (a, w, seq, s, p) in scored {
             let score = norm(a, mean_a) - norm(w, mean_w);
             let better = match &best {

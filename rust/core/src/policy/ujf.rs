@@ -1,4 +1,4 @@
-//! User-job fair (UJF) inside a queue, the baseline the UWFQ seed improves on: users share the
+//! User-job fair (UJF) inside a queue, the baseline the UWFQ paper improves on: users share the
 //! queue equally, and each user's share is split equally among that user's jobs. On an offer,
 //! the user with the smallest dominant usage (the sum of their jobs' usage) that has a job
 //! fitting the node goes first, then that user's job with the smallest dominant usage
@@ -6,14 +6,15 @@
 //! first, as in FIFO.
 
 use super::{AppPolicy, NodeOffer};
+use crate::ids::{AppIdx, QueueIdx};
 use crate::request::Placement;
 use crate::resource::Resources;
-use crate::state::{AppSlot, ClusterState, QueueIdx};
+use crate::state::ClusterState;
 
 #[derive(Debug, Default, Clone)]
 pub struct Ujf {
     /// The queue's apps grouped by user; reused so an offer does not allocate.
-    by_user: Vec<AppSlot>,
+    by_user: Vec<AppIdx>,
 }
 
 impl AppPolicy for Ujf {
@@ -21,7 +22,7 @@ impl AppPolicy for Ujf {
         "ujf"
     }
 
-    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppIdx, Placement)> {
         let q = &state.queues[queue];
         if let Some(hit) = offer.app_waiting_for_am(state, queue, false) {
             return Some(hit);
@@ -33,7 +34,7 @@ impl AppPolicy for Ujf {
             a.user.cmp(&b.user).then(a.seq.cmp(&b.seq))
         });
         // (user's dominant usage, user's first submission, app) of the best user so far.
-        let mut best: Option<(f64, u64, AppSlot, Placement)> = None;
+        let mut best: Option<(f64, u64, AppIdx, Placement)> = None;
         let mut i = 0;
         while i < self.by_user.len() {
             let user = &state.app(self.by_user[i]).user;
@@ -50,9 +51,9 @@ impl AppPolicy for Ujf {
                 continue;
             }
             // The user's job with the smallest usage that fits.
-            let mut pick: Option<(f64, u64, AppSlot, Placement)> = None;
-            for &slot in group {
-                let app = state.app(slot);
+            let mut pick: Option<(f64, u64, AppIdx, Placement)> = None;
+            for &idx in group {
+                let app = state.app(idx);
                 if app.asks.pending_containers() == 0 {
                     continue;
                 }
@@ -60,12 +61,12 @@ impl AppPolicy for Ujf {
                 if pick.as_ref().is_some_and(|p| (dom, app.seq) >= (p.0, p.1)) {
                     continue;
                 }
-                if let Some(p) = offer.first_fit(state, slot) {
-                    pick = Some((dom, app.seq, slot, p));
+                if let Some(p) = offer.first_fit(state, idx) {
+                    pick = Some((dom, app.seq, idx, p));
                 }
             }
-            if let Some((_, _, slot, p)) = pick {
-                best = Some((user_key.0, user_key.1, slot, p));
+            if let Some((_, _, idx, p)) = pick {
+                best = Some((user_key.0, user_key.1, idx, p));
             }
         }
         best.map(|b| (b.2, b.3))

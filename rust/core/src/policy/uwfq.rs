@@ -15,8 +15,9 @@
 //!   without its AM an app cannot ask for the work UWFQ orders it by.
 
 use super::{AppPolicy, NodeOffer};
+use crate::ids::{AppIdx, AppKey, QueueIdx};
 use crate::request::Placement;
-use crate::state::{AppKey, AppSlot, ClusterState, QueueIdx};
+use crate::state::ClusterState;
 use crate::uwfq::{UwfqClock, UwfqSettings};
 use rustc_hash::FxHashMap;
 use tracing::warn;
@@ -50,8 +51,8 @@ impl Uwfq {
     }
 
     /// Pending asks as dominant-share-seconds.
-    fn pending_work(&self, state: &ClusterState, slot: AppSlot) -> f64 {
-        let app = state.app(slot);
+    fn pending_work(&self, state: &ClusterState, idx: AppIdx) -> f64 {
+        let app = state.app(idx);
         app.asks.pending_resources().dominant_share(&state.capacity) * self.settings.default_task_sec
     }
 
@@ -87,11 +88,11 @@ impl AppPolicy for Uwfq {
         }
     }
 
-    fn on_app_added(&mut self, state: &ClusterState, slot: AppSlot) {
-        let app = state.app(slot);
+    fn on_app_added(&mut self, state: &ClusterState, idx: AppIdx) {
+        let app = state.app(idx);
         let (key, qi, now) = (app.key, app.queue, secs(state.now_ms));
         let weight = self.settings.weight_of(&app.user);
-        let work = self.pending_work(state, slot);
+        let work = self.pending_work(state, idx);
         let user = app.user.clone();
         let q = self.queue(qi);
         match q.clock.job_arrived(now, key, &user, weight, work) {
@@ -102,10 +103,10 @@ impl AppPolicy for Uwfq {
         }
     }
 
-    fn on_app_updated(&mut self, state: &ClusterState, slot: AppSlot) {
-        let app = state.app(slot);
+    fn on_app_updated(&mut self, state: &ClusterState, idx: AppIdx) {
+        let app = state.app(idx);
         let (key, qi, now) = (app.key, app.queue, secs(state.now_ms));
-        let pending = self.pending_work(state, slot);
+        let pending = self.pending_work(state, idx);
         let hinted = app.hints.as_ref().map(|h| {
             let stages = h.dag.stages().iter();
             stages
@@ -123,8 +124,8 @@ impl AppPolicy for Uwfq {
         }
     }
 
-    fn on_app_removed(&mut self, state: &ClusterState, slot: AppSlot) {
-        let app = state.app(slot);
+    fn on_app_removed(&mut self, state: &ClusterState, idx: AppIdx) {
+        let app = state.app(idx);
         let (key, qi, now) = (app.key, app.queue, secs(state.now_ms));
         let q = self.queue(qi);
         if q.apps.remove(&key).is_some() {
@@ -132,7 +133,7 @@ impl AppPolicy for Uwfq {
         }
     }
 
-    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppSlot, Placement)> {
+    fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppIdx, Placement)> {
         let task_sec = self.settings.default_task_sec;
         let q = self.queues.get_mut(queue)?.as_mut()?;
         let slot_of = |key: AppKey| state.app_index.get(&key).copied();
@@ -148,11 +149,11 @@ impl AppPolicy for Uwfq {
         if hit.is_none() {
             hit = q.clock.order().find_map(|(k, _)| try_app(k));
         }
-        let (slot, p) = hit?;
+        let (idx, p) = hit?;
         // The container moves from pending to granted work: the app's slot-time is unchanged.
-        if let Some(entry) = q.apps.get_mut(&state.app(slot).key) {
+        if let Some(entry) = q.apps.get_mut(&state.app(idx).key) {
             entry.0 += p.resources.dominant_share(&state.capacity) * task_sec;
         }
-        Some((slot, p))
+        Some((idx, p))
     }
 }

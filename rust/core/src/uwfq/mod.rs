@@ -4,7 +4,7 @@
 //! The reference system shares the capacity `R` among active users in proportion to their
 //! weights, and each user's share equally among that user's jobs. It is driven only by job
 //! arrivals and their estimated slot-time, never by what the real schedule did, which is what
-//! bounds UWFQ against UJF (the seed's `f_i - f̂_i <= L_max / R`).
+//! bounds UWFQ against UJF (the UWFQ paper's `f_i - f̂_i <= L_max / R`).
 //!
 //! - **Global virtual time** `V_g` advances at `R / W`, `W` the summed weight of users with
 //!   work left in the reference; a user of weight `w` receives `w · dV_g` of service.
@@ -16,13 +16,13 @@
 //!   advanced by `L / w` as jobs leave. A user's jobs thus finish one after another at the user's
 //!   fair rate, in the order they would finish under UJF.
 //!
-//! Complexity: the seed's Algorithms 2-3 progress every user on every update. Here a user's
+//! Complexity: the UWFQ paper's Algorithms 2-3 progress every user on every update. Here a user's
 //! service depends only on `V_g` while it is active, so users are brought up to date lazily,
 //! when one of their own events happens; users leave in order of their virtual end from an
 //! ordered set; prefix sums come from a treap. Every event costs O(log N) amortised (each job
 //! and each user busy period leaves the reference once).
 //!
-//! Weights: the seed's scalar `U_w` *multiplies* slot-time (a larger `U_w` delays the user).
+//! Weights: the UWFQ paper's scalar `U_w` *multiplies* slot-time (a larger `U_w` delays the user).
 //! Here a weight is a share, as in WFQ: slot-time is *divided* by it, so `U_w = 1 / weight`.
 
 mod partition;
@@ -68,7 +68,7 @@ pub struct UwfqSettings {
     pub user_weights: Vec<(String, f64)>,
     pub default_weight: f64,
     /// A user whose reference work ran out less than this many seconds ago is revived with its
-    /// original virtual arrival when new work comes (the seed's grace period).
+    /// original virtual arrival when new work comes (the UWFQ paper's grace period).
     pub grace_period_sec: f64,
     /// Runtime assumed for one container when a job's slot-time comes from its asks.
     pub default_task_sec: f64,
@@ -79,7 +79,7 @@ pub struct UwfqSettings {
 
 impl Default for UwfqSettings {
     fn default() -> Self {
-        // The seed uses 2 resource-seconds of grace; with one container per resource that is
+        // The UWFQ paper uses 2 resource-seconds of grace; with one container per resource that is
         // about two seconds of wall time.
         UwfqSettings {
             user_weights: Vec::new(),
@@ -295,7 +295,8 @@ impl UwfqClock {
             self.t_prev = now;
             return;
         }
-        if !(now > self.t_prev) {
+        // NaN and non-advancing readings are both ignored.
+        if now.partial_cmp(&self.t_prev) != Some(std::cmp::Ordering::Greater) {
             return;
         }
         loop {
@@ -344,7 +345,7 @@ impl UwfqClock {
         let target = if drain { user.v_end } else { v_global };
         let mut service = user.weight * (target - user.synced_vg);
         user.synced_vg = user.synced_vg.max(target);
-        if service <= 0.0 && !(drain && !user.fluid.is_empty()) {
+        if service <= 0.0 && (!drain || user.fluid.is_empty()) {
             return;
         }
         while let Some((d_user, job, work)) = user.fluid.first() {

@@ -1,4 +1,4 @@
-//! Runtime partitioning (the seed's §3.2): split a stage into tasks that each run about an
+//! Runtime partitioning (the UWFQ paper's §3.2): split a stage into tasks that each run about an
 //! advisory task runtime (ATR), so no task holds a slot much longer than that. The count is
 //! `stage runtime / ATR`; the hints reply can carry it to the ApplicationMaster.
 
@@ -12,9 +12,9 @@ pub enum PartitionError {
 
 /// Tasks to split a stage into. `stage_runtime_sec` is the stage's total slot-time (its tasks
 /// run one after another on one slot); `target_task_sec` the ATR; `max_tasks` caps the count
-/// (scheduling overhead grows with it; the seed warns against a too-small ATR).
+/// (scheduling overhead grows with it; the UWFQ paper warns against a too-small ATR).
 ///
-/// The seed divides without saying how to round. We round up, so that no task is expected to
+/// The UWFQ paper divides without saying how to round. We round up, so that no task is expected to
 /// run longer than the ATR, and return at least one task.
 pub fn partition_count(stage_runtime_sec: f64, target_task_sec: f64, max_tasks: u32) -> Result<u32, PartitionError> {
     if !(stage_runtime_sec.is_finite() && stage_runtime_sec >= 0.0) {

@@ -1,4 +1,6 @@
-//! BoPF's experiments (seed 000 §5), set up as the paper describes them:
+//! BoPF's experiments (BoPF paper, §5): Tables 3 and 4, Fig. 9 and Fig. 13.
+//!
+//! Set up as the paper describes them:
 //! - one LQ whose jobs have a shortest completion time under 30 s, scaled so that their
 //!   instantaneous demand reaches the cluster's capacity, arriving periodically (300 s on the
 //!   cluster, 1000 s in simulation); its ON period (deadline) is that shortest completion time
@@ -20,12 +22,12 @@
 //! - Runs stop when the last LQ job finishes (Table 3/4, Fig. 13) or the last TQ job finishes
 //!   (Fig. 9); the LQ arrivals of Fig. 9 go on for as long as TQ jobs run.
 
-use super::{bopf_machine, class_avg, lq_avg, run_parallel, sim_defaults, Ctx, Scale};
+use super::common::{bopf_machine, class_avg, lq_avg, run_parallel, sim_defaults, Ctx, Scale};
 use crate::fidelity::{utilization, Findings, Verdict};
 use crate::gen::Family;
 use crate::metrics::Summary;
 use crate::report;
-use crate::sim::RunOutput;
+use crate::sim::output::RunOutput;
 use crate::spec::*;
 use anyhow::Result;
 use std::fmt::Write as _;

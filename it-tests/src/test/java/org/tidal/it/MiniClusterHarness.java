@@ -10,36 +10,35 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.logging.Level;
-
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.MRConfig;
+import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.jobhistory.JHAdminConfig;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.service.Service;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
-import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.webapp.util.WebAppUtils;
 
 /**
- * One JVM holding a real ResourceManager and two NodeManagers (each running
- * the MapReduce shuffle service), with the chosen scheduler plugged into the
- * RM by class name, exactly as yarn-site.xml would. MapReduce jobs run their
- * ApplicationMaster and tasks in containers the NodeManagers launch as child
- * JVMs. There is no JobHistoryServer: clients take a finished job's state from
- * the RM instead.
+ * One JVM holding a real ResourceManager and two NodeManagers (each running the MapReduce shuffle
+ * service), with the chosen scheduler plugged into the RM by class name, exactly as yarn-site.xml
+ * would. MapReduce jobs run their ApplicationMaster and tasks in containers the NodeManagers launch
+ * as child JVMs. There is no JobHistoryServer: clients take a finished job's state from the RM
+ * instead.
  */
 public final class MiniClusterHarness implements AutoCloseable {
   /**
-   * Jersey and Guice log through java.util.logging: keep their per-web-app
-   * start-up chatter and the expected "multiple servlet injectors" warning
-   * (see RmWebPipeline) out of the output. Held here so the settings stick.
+   * Jersey and Guice log through java.util.logging: keep their per-web-app start-up chatter and the
+   * expected "multiple servlet injectors" warning (see RmWebPipeline) out of the output. Held here
+   * so the settings stick.
    */
   private static final java.util.logging.Logger JERSEY = quiet("com.sun.jersey", Level.WARNING);
+
   private static final java.util.logging.Logger GUICE_FILTER =
       quiet("com.google.inject.servlet.GuiceFilter", Level.SEVERE);
 
@@ -58,12 +57,12 @@ public final class MiniClusterHarness implements AutoCloseable {
   }
 
   public static MiniClusterHarness start(SchedulerUnderTest scheduler) throws Exception {
-    return start(scheduler, conf -> { });
+    return start(scheduler, conf -> {});
   }
 
   /** As {@link #start(SchedulerUnderTest)}, with test-specific settings applied last. */
-  public static MiniClusterHarness start(SchedulerUnderTest scheduler, Consumer<Configuration> overrides)
-      throws Exception {
+  public static MiniClusterHarness start(
+      SchedulerUnderTest scheduler, Consumer<Configuration> overrides) throws Exception {
     requireLoopbackHostname();
     Configuration conf = baseConfiguration();
     conf.set(YarnConfiguration.RM_SCHEDULER, scheduler.schedulerClass());
@@ -72,29 +71,35 @@ public final class MiniClusterHarness implements AutoCloseable {
 
     // MiniYARNCluster puts its work dir under ./target, i.e. this module's target/.
     AtomicReference<Object> rmWebPipeline = new AtomicReference<>();
-    MiniYARNCluster cluster = new MiniYARNCluster("it-" + scheduler.name().toLowerCase(Locale.ROOT), 1,
-        HarnessSettings.NODE_MANAGERS, 1, 1) {
-      @Override
-      protected ResourceManager createResourceManager() {
-        return new ResourceManager() {
+    MiniYARNCluster cluster =
+        new MiniYARNCluster(
+            "it-" + scheduler.name().toLowerCase(Locale.ROOT),
+            1,
+            HarnessSettings.NODE_MANAGERS,
+            1,
+            1) {
           @Override
-          protected void doSecureLogin() {
-            // No Kerberos in the mini cluster.
-          }
+          protected ResourceManager createResourceManager() {
+            return new ResourceManager() {
+              @Override
+              protected void doSecureLogin() {
+                // No Kerberos in the mini cluster.
+              }
 
-          @Override
-          protected void startWepApp() {
-            super.startWepApp();
-            rmWebPipeline.set(RmWebPipeline.current());
+              @Override
+              protected void startWepApp() {
+                super.startWepApp();
+                rmWebPipeline.set(RmWebPipeline.current());
+              }
+            };
           }
         };
-      }
-    };
     try {
       cluster.init(conf);
       cluster.start();
       if (!cluster.waitForNodeManagersToConnect(TimeUnit.SECONDS.toMillis(60))) {
-        throw new IllegalStateException("NodeManagers did not register with the " + scheduler.displayName() + " RM");
+        throw new IllegalStateException(
+            "NodeManagers did not register with the " + scheduler.displayName() + " RM");
       }
       RmWebPipeline.restore(rmWebPipeline.get());
     } catch (Exception | Error e) {
@@ -106,15 +111,19 @@ public final class MiniClusterHarness implements AutoCloseable {
 
   static Configuration baseConfiguration() {
     Configuration conf = new YarnConfiguration();
-    String workDir = System.getProperty("it.work.dir", new File("target", "it-work").getAbsolutePath());
+    String workDir =
+        System.getProperty("it.work.dir", new File("target", "it-work").getAbsolutePath());
     conf.set("hadoop.tmp.dir", new File(workDir, "hadoop-tmp").getAbsolutePath());
 
     // MapReduce on YARN, with the shuffle service every NodeManager must run for reducers.
     conf.set(MRConfig.FRAMEWORK_NAME, MRConfig.YARN_FRAMEWORK_NAME);
     conf.set(MRJobConfig.MR_AM_STAGING_DIR, new File(workDir, "staging").getAbsolutePath());
     conf.setStrings(YarnConfiguration.NM_AUX_SERVICES, ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID);
-    conf.setClass(String.format(YarnConfiguration.NM_AUX_SERVICE_FMT, ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID),
-        ShuffleHandler.class, Service.class);
+    conf.setClass(
+        String.format(
+            YarnConfiguration.NM_AUX_SERVICE_FMT, ShuffleHandler.MAPREDUCE_SHUFFLE_SERVICEID),
+        ShuffleHandler.class,
+        Service.class);
     conf.setInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, 0);
     // No JobHistoryServer: an empty address makes the MR client report finished
     // jobs from the RM's final status instead of retrying a server that is not there.
@@ -123,10 +132,12 @@ public final class MiniClusterHarness implements AutoCloseable {
 
     conf.setInt(YarnConfiguration.YARN_MINICLUSTER_NM_PMEM_MB, HarnessSettings.NM_MEMORY_MB);
     conf.setInt(YarnConfiguration.NM_VCORES, HarnessSettings.NM_VCORES);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, HarnessSettings.MIN_ALLOCATION_MB);
+    conf.setInt(
+        YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, HarnessSettings.MIN_ALLOCATION_MB);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, HarnessSettings.NM_MEMORY_MB);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES, 1);
-    conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, HarnessSettings.NM_VCORES);
+    conf.setInt(
+        YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, HarnessSettings.NM_VCORES);
     // Faster node heartbeats mean faster reassignment of freed containers.
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 500);
     // A JDK 17 JVM with -Xmx200m reserves ~2.4 GB of address space, over the
@@ -170,8 +181,12 @@ public final class MiniClusterHarness implements AutoCloseable {
     String host = MiniYARNCluster.getHostname();
     for (InetAddress address : InetAddress.getAllByName(host)) {
       if (!address.isLoopbackAddress()) {
-        throw new IllegalStateException("host name " + host + " resolves to " + address
-            + "; the mini cluster only runs when it resolves to loopback (see /etc/hosts)");
+        throw new IllegalStateException(
+            "host name "
+                + host
+                + " resolves to "
+                + address
+                + "; the mini cluster only runs when it resolves to loopback (see /etc/hosts)");
       }
     }
   }
@@ -195,9 +210,8 @@ public final class MiniClusterHarness implements AutoCloseable {
   }
 
   /**
-   * Stops the NodeManagers side by side first: each one waits ~14 s on
-   * shutdown for its finished apps' log-retention timers, and the stock stop
-   * would wait for them one after the other.
+   * Stops the NodeManagers side by side first: each one waits ~14 s on shutdown for its finished
+   * apps' log-retention timers, and the stock stop would wait for them one after the other.
    */
   @Override
   public void close() {

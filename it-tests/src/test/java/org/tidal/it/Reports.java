@@ -9,15 +9,13 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-
 import org.tidal.it.TwoQueueWorkload.JobOutcome;
 import org.tidal.it.TwoQueueWorkload.Result;
 import org.tidal.it.TwoQueueWorkload.Sample;
 
 /** Plain-text tables of workload results. */
 final class Reports {
-  private Reports() {
-  }
+  private Reports() {}
 
   private static String pct(double share) {
     return String.format(Locale.ROOT, "%5.1f%%", 100 * share);
@@ -32,15 +30,20 @@ final class Reports {
     return sideBySide(runs, queues, false);
   }
 
-  /** With {@code withMetrics}, each queue also gets a column of its share according to QueueMetrics. */
+  /**
+   * With {@code withMetrics}, each queue also gets a column of its share according to QueueMetrics.
+   */
   static String sideBySide(List<Result> runs, List<String> queues, boolean withMetrics) {
     int perRun = withMetrics ? 2 * queues.size() : queues.size();
     StringBuilder out = new StringBuilder();
-    out.append("Dominant share of the cluster per queue over time (* = every queue had maps waiting)\n");
+    out.append(
+        "Dominant share of the cluster per queue over time (* = every queue had maps waiting)\n");
     StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%7s", "t(s)"));
     for (Result r : runs) {
-      header.append(" | ").append(String.format(Locale.ROOT, "%-" + (8 * perRun + 1) + "s",
-          r.scheduler.displayName()));
+      header
+          .append(" | ")
+          .append(
+              String.format(Locale.ROOT, "%-" + (8 * perRun + 1) + "s", r.scheduler.displayName()));
     }
     out.append(header).append('\n');
     StringBuilder sub = new StringBuilder(String.format(Locale.ROOT, "%7s", ""));
@@ -75,11 +78,14 @@ final class Reports {
         if (i < r.samples.size()) {
           Sample s = r.samples.get(i);
           for (String q : queues) {
-            line.append(String.format(Locale.ROOT, " %7s", pct(s.dominantShare.getOrDefault(q, 0.0))));
+            line.append(
+                String.format(Locale.ROOT, " %7s", pct(s.dominantShare.getOrDefault(q, 0.0))));
           }
           if (withMetrics) {
             for (String q : queues) {
-              line.append(String.format(Locale.ROOT, " %7s", pctOrDash(s.metricsShare.getOrDefault(q, Double.NaN))));
+              line.append(
+                  String.format(
+                      Locale.ROOT, " %7s", pctOrDash(s.metricsShare.getOrDefault(q, Double.NaN))));
             }
           }
           line.append(s.contended() ? '*' : ' ');
@@ -93,11 +99,24 @@ final class Reports {
       out.append(line).append('\n');
     }
 
-    out.append("\nSummary (contended: every queue had maps waiting; converged: contended samples from the"
-        + " first one with every queue within one container of its fair share; metrics: converged mean from"
-        + " the RM's QueueMetrics)\n");
-    out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %8s %8s %10s %12s %12s %10s%n", "scheduler",
-        "queue", "contended", "converged", "min", "max", "metrics", "converge(s)", "job time(s)", "result"));
+    out.append(
+        "\nSummary (contended: every queue had maps waiting; converged: contended samples from the"
+            + " first one with every queue within one container of its fair share; metrics: converged mean from"
+            + " the RM's QueueMetrics)\n");
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%-14s %-7s %10s %10s %8s %8s %10s %12s %12s %10s%n",
+            "scheduler",
+            "queue",
+            "contended",
+            "converged",
+            "min",
+            "max",
+            "metrics",
+            "converge(s)",
+            "job time(s)",
+            "result"));
     for (Result r : runs) {
       double fair = r.fairShare();
       double tol = r.oneContainerShare();
@@ -112,20 +131,36 @@ final class Reports {
           max = Double.isNaN(max) ? v : Math.max(max, v);
         }
         JobOutcome o = r.outcomes.get(q);
-        out.append(String.format(Locale.ROOT, "%-14s %-7s %10s %10s %8s %8s %10s %12s %12s %10s%n",
-            r.scheduler.displayName(), o == null || o.appQueue == null ? q : o.appQueue,
-            pctOrDash(Result.meanShare(r.contendedSamples(), q)), pctOrDash(Result.meanShare(converged, q)),
-            pctOrDash(min), pctOrDash(max), pctOrDash(Result.meanMetricsShare(converged, q)),
-            convergence < 0 ? "never" : String.format(Locale.ROOT, "%.1f", convergence / 1000.0),
-            o == null ? "-" : String.format(Locale.ROOT, "%.1f", o.elapsedMillis / 1000.0),
-            o == null ? "-" : (o.succeeded ? "SUCCEEDED" : String.valueOf(o.finalStatus))));
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "%-14s %-7s %10s %10s %8s %8s %10s %12s %12s %10s%n",
+                r.scheduler.displayName(),
+                o == null || o.appQueue == null ? q : o.appQueue,
+                pctOrDash(Result.meanShare(r.contendedSamples(), q)),
+                pctOrDash(Result.meanShare(converged, q)),
+                pctOrDash(min),
+                pctOrDash(max),
+                pctOrDash(Result.meanMetricsShare(converged, q)),
+                convergence < 0
+                    ? "never"
+                    : String.format(Locale.ROOT, "%.1f", convergence / 1000.0),
+                o == null ? "-" : String.format(Locale.ROOT, "%.1f", o.elapsedMillis / 1000.0),
+                o == null ? "-" : (o.succeeded ? "SUCCEEDED" : String.valueOf(o.finalStatus))));
       }
-      out.append(String.format(Locale.ROOT,
-          "%-14s samples: %d, contended %d, converged %d; cluster %d MB / %d vcores; fair share %s, one"
-              + " container %s%n",
-          r.scheduler.displayName(), r.samples.size(), r.contendedSamples().size(), converged.size(),
-          r.clusterCapacity.getMemory(), r.clusterCapacity.getVirtualCores(), pct(fair).trim(),
-          pct(tol).trim()));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "%-14s samples: %d, contended %d, converged %d; cluster %d MB / %d vcores; fair share %s, one"
+                  + " container %s%n",
+              r.scheduler.displayName(),
+              r.samples.size(),
+              r.contendedSamples().size(),
+              converged.size(),
+              r.clusterCapacity.getMemory(),
+              r.clusterCapacity.getVirtualCores(),
+              pct(fair).trim(),
+              pct(tol).trim()));
     }
     return out.toString();
   }

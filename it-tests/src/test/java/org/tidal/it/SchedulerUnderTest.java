@@ -3,13 +3,12 @@ package org.tidal.it;
 import java.io.File;
 import java.net.URISyntaxException;
 import java.net.URL;
-
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * The two schedulers the same harness runs: Tidal and, as the reference it
- * must be a drop-in for, Hadoop's FairScheduler with the DRF policy. Both get
- * the same two equally weighted queues, {@code root.a} and {@code root.b}.
+ * The two schedulers the same harness runs: Tidal and, as the reference it must be a drop-in for,
+ * Hadoop's FairScheduler with the DRF policy. Both get the same two equally weighted queues, {@code
+ * root.a} and {@code root.b}.
  */
 public enum SchedulerUnderTest {
   TIDAL("Tidal", "org.tidal.yarn.TidalScheduler") {
@@ -21,10 +20,13 @@ public enum SchedulerUnderTest {
     }
   },
 
-  FAIR("FairScheduler", "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler") {
+  FAIR(
+      "FairScheduler",
+      "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler") {
     @Override
     void configure(Configuration conf) {
-      conf.set("yarn.scheduler.fair.allocation.file", resourcePath("fair-scheduler-two-queues.xml"));
+      conf.set(
+          "yarn.scheduler.fair.allocation.file", resourcePath("fair-scheduler-two-queues.xml"));
       // Jobs must land in the queue they name, never in a per-user queue.
       conf.setBoolean("yarn.scheduler.fair.user-as-default-queue", false);
       conf.setBoolean("yarn.scheduler.fair.allow-undeclared-pools", false);

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.IntWritable;
 import org.apache.hadoop.io.Text;
@@ -59,23 +58,27 @@ import org.junit.Test;
  * history-logging service, which PUTs the DAG's hints to the scheduler's REST endpoint with the
  * AM's AMRM token, beside an unhinted MapReduce job in the same Carbyne-ordered queue.
  *
- * <p>The Tez AM and its tasks run on this JVM's class path (Tez jars, the Tidal jar, the
- * processor below), passed as {@code tez.cluster.additional.classpath.prefix} with
- * {@code tez.ignore.lib.uris}, the way the harness's MapReduce AMs inherit it.
+ * <p>The Tez AM and its tasks run on this JVM's class path (Tez jars, the Tidal jar, the processor
+ * below), passed as {@code tez.cluster.additional.classpath.prefix} with {@code
+ * tez.ignore.lib.uris}, the way the harness's MapReduce AMs inherit it.
  */
 public class TezHintsIT {
   static final String QUEUE = "a";
   static final int PRODUCER_TASKS = 3;
+
   /** Long enough for the hints publisher (every 500 ms here) to run while the DAG does. */
   static final long PRODUCER_MILLIS = 4000;
+
   static final long CONSUMER_MILLIS = 1000;
   static final String REST_LOGGER = "org.tidal.yarn.TidalRestServer";
+
   /**
-   * Tez 0.9 on Java 17: a URLClassLoader as system class loader (see TezAmClassLoader) and
-   * access to its protected addURL, which Tez calls reflectively.
+   * Tez 0.9 on Java 17: a URLClassLoader as system class loader (see TezAmClassLoader) and access
+   * to its protected addURL, which Tez calls reflectively.
    */
-  static final String TEZ_JDK_OPTS = "--add-opens=java.base/java.net=ALL-UNNAMED -Djava.system.class.loader="
-      + TezAmClassLoader.class.getName();
+  static final String TEZ_JDK_OPTS =
+      "--add-opens=java.base/java.net=ALL-UNNAMED -Djava.system.class.loader="
+          + TezAmClassLoader.class.getName();
 
   /**
    * A vertex's work: reads every record of its inputs, sleeps for the millisecond count in its
@@ -95,10 +98,12 @@ public class TezHintsIT {
           records++;
         }
       }
-      Thread.sleep(Long.parseLong(new String(getContext().getUserPayload().deepCopyAsArray(), StandardCharsets.UTF_8)));
+      Thread.sleep(
+          Long.parseLong(
+              new String(getContext().getUserPayload().deepCopyAsArray(), StandardCharsets.UTF_8)));
       for (LogicalOutput output : getOutputs().values()) {
-        ((KeyValueWriter) output.getWriter()).write(new Text(getContext().getTaskVertexName()),
-            new IntWritable((int) records));
+        ((KeyValueWriter) output.getWriter())
+            .write(new Text(getContext().getTaskVertexName()), new IntWritable((int) records));
       }
     }
   }
@@ -113,8 +118,7 @@ public class TezHintsIT {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     @Override
     public boolean requiresLayout() {
@@ -144,17 +148,26 @@ public class TezHintsIT {
     Capture capture = new Capture();
     restLog.setLevel(Level.INFO);
     restLog.addAppender(capture);
-    try (MiniClusterHarness cluster = MiniClusterHarness.start(SchedulerUnderTest.TIDAL, conf -> {
-      conf.set("tidal.allocation.file", SchedulerUnderTest.resourcePath("tidal-tez-carbyne.xml"));
-      conf.set("tidal.rest.address", restAddress);
-    })) {
+    try (MiniClusterHarness cluster =
+        MiniClusterHarness.start(
+            SchedulerUnderTest.TIDAL,
+            conf -> {
+              conf.set(
+                  "tidal.allocation.file",
+                  SchedulerUnderTest.resourcePath("tidal-tez-carbyne.xml"));
+              conf.set("tidal.rest.address", restAddress);
+            })) {
       TidalRest rest = TidalRest.of(cluster);
-      assertEquals("app policy the scheduler runs", "carbyne", rest.queues().path("app_policy").getTextValue());
+      assertEquals(
+          "app policy the scheduler runs",
+          "carbyne",
+          rest.queues().path("app_policy").getTextValue());
       Configuration conf = cluster.clientConf();
       YarnClient yarn = YarnClient.createYarnClient();
       yarn.init(conf);
       yarn.start();
-      TezClient tez = TezClient.create("tidal-hints-it", tezConfiguration(conf, restAddress), false);
+      TezClient tez =
+          TezClient.create("tidal-hints-it", tezConfiguration(conf, restAddress), false);
       try {
         tez.start();
         DAGClient dag = tez.submitDAG(dag());
@@ -163,7 +176,9 @@ public class TezHintsIT {
         Job mr = sleepJob(conf);
         mr.submit();
         ApplicationId mrApp = TwoQueueWorkload.appId(mr.getJobID());
-        System.out.printf("== Tez DAG in %s, unhinted MapReduce job in %s, both in root.%s%n", tezApp, mrApp, QUEUE);
+        System.out.printf(
+            "== Tez DAG in %s, unhinted MapReduce job in %s, both in root.%s%n",
+            tezApp, mrApp, QUEUE);
 
         // Each app's token is valid (not 401) but opens only its own app's hints (403 elsewhere).
         RMAppAttempt tezAttempt = runningAttempt(cluster, tezApp);
@@ -172,38 +187,75 @@ public class TezHintsIT {
         String hints = "{\"version\":1}";
         TidalRest.Reply mrOnTez = rest.putHints(tezApp.toString(), encoded(mrAttempt), hints);
         TidalRest.Reply tezOnMr = rest.putHints(mrApp.toString(), encoded(tezAttempt), hints);
-        System.out.println("== PUT hints of " + tezApp + " with the token of " + mrAttempt.getAppAttemptId()
-            + ": " + mrOnTez);
-        System.out.println("== PUT hints of " + mrApp + " with the token of " + tezAttempt.getAppAttemptId()
-            + ": " + tezOnMr);
-        assertEquals("PUT to the Tez app's hints with the MapReduce app's token: " + mrOnTez, 403, mrOnTez.status);
-        assertEquals("PUT to the MapReduce app's hints with the Tez AM's token: " + tezOnMr, 403, tezOnMr.status);
+        System.out.println(
+            "== PUT hints of "
+                + tezApp
+                + " with the token of "
+                + mrAttempt.getAppAttemptId()
+                + ": "
+                + mrOnTez);
+        System.out.println(
+            "== PUT hints of "
+                + mrApp
+                + " with the token of "
+                + tezAttempt.getAppAttemptId()
+                + ": "
+                + tezOnMr);
+        assertEquals(
+            "PUT to the Tez app's hints with the MapReduce app's token: " + mrOnTez,
+            403,
+            mrOnTez.status);
+        assertEquals(
+            "PUT to the MapReduce app's hints with the Tez AM's token: " + tezOnMr,
+            403,
+            tezOnMr.status);
 
         DAGStatus status = dag.waitForCompletion();
         System.out.println("== Tez DAG finished: " + status.getState());
-        assertEquals("Tez DAG state: " + status.getDiagnostics(), DAGStatus.State.SUCCEEDED, status.getState());
+        assertEquals(
+            "Tez DAG state: " + status.getDiagnostics(),
+            DAGStatus.State.SUCCEEDED,
+            status.getState());
         assertTrue("unhinted MapReduce job failed", mr.waitForCompletion(false));
         tez.stop();
-        assertEquals("final status of the Tez app", FinalApplicationStatus.SUCCEEDED, finalStatus(yarn, tezApp));
-        assertEquals("final status of the MapReduce app", FinalApplicationStatus.SUCCEEDED, finalStatus(yarn, mrApp));
+        assertEquals(
+            "final status of the Tez app",
+            FinalApplicationStatus.SUCCEEDED,
+            finalStatus(yarn, tezApp));
+        assertEquals(
+            "final status of the MapReduce app",
+            FinalApplicationStatus.SUCCEEDED,
+            finalStatus(yarn, mrApp));
 
         // The shim logs every REST call with its status; the AM's PUTs are those by its attempt.
         ApplicationAttemptId amAttempt = tezAttempt.getAppAttemptId();
-        List<String> puts = capture.containing("REST PUT /ws/v1/tidal/apps/" + tezApp + "/hints by " + amAttempt + " ");
+        List<String> puts =
+            capture.containing(
+                "REST PUT /ws/v1/tidal/apps/" + tezApp + "/hints by " + amAttempt + " ");
         List<String> accepted = new ArrayList<>();
         for (String line : puts) {
           if (line.endsWith(": 200 hints accepted")) {
             accepted.add(line);
           }
         }
-        System.out.printf("== hints PUTs by the Tez AM (%s): %d, accepted %d%n", amAttempt, puts.size(), accepted.size());
+        System.out.printf(
+            "== hints PUTs by the Tez AM (%s): %d, accepted %d%n",
+            amAttempt, puts.size(), accepted.size());
         for (String line : puts) {
           System.out.println("   " + line);
         }
-        assertFalse("the Tez AM never had its hints accepted (PUT .../hints with status 200)", accepted.isEmpty());
+        assertFalse(
+            "the Tez AM never had its hints accepted (PUT .../hints with status 200)",
+            accepted.isEmpty());
         assertEquals("hints PUTs by the Tez AM that were refused", puts.size(), accepted.size());
-        assertTrue("the MapReduce job published hints, yet it has no hints publisher",
-            capture.containing("REST PUT /ws/v1/tidal/apps/" + mrApp + "/hints by " + mrAttempt.getAppAttemptId())
+        assertTrue(
+            "the MapReduce job published hints, yet it has no hints publisher",
+            capture
+                .containing(
+                    "REST PUT /ws/v1/tidal/apps/"
+                        + mrApp
+                        + "/hints by "
+                        + mrAttempt.getAppAttemptId())
                 .isEmpty());
       } finally {
         tez.stop();
@@ -217,13 +269,17 @@ public class TezHintsIT {
 
   private static TezConfiguration tezConfiguration(Configuration base, String restAddress) {
     TezConfiguration tez = new TezConfiguration(base);
-    String workDir = System.getProperty("it.work.dir", new File("target", "it-work").getAbsolutePath());
-    tez.set(TezConfiguration.TEZ_AM_STAGING_DIR, new File(workDir, "tez-staging").getAbsolutePath());
+    String workDir =
+        System.getProperty("it.work.dir", new File("target", "it-work").getAbsolutePath());
+    tez.set(
+        TezConfiguration.TEZ_AM_STAGING_DIR, new File(workDir, "tez-staging").getAbsolutePath());
     tez.set(TezConfiguration.TEZ_QUEUE_NAME, QUEUE);
     // No Tez tarball: AM and tasks run on this JVM's class path, as MapReduce AMs do here.
     tez.setBoolean(TezConfiguration.TEZ_IGNORE_LIB_URIS, true);
     tez.setBoolean(TezConfiguration.TEZ_USE_CLUSTER_HADOOP_LIBS, false);
-    tez.set(TezConfiguration.TEZ_CLUSTER_ADDITIONAL_CLASSPATH_PREFIX, System.getProperty("java.class.path"));
+    tez.set(
+        TezConfiguration.TEZ_CLUSTER_ADDITIONAL_CLASSPATH_PREFIX,
+        System.getProperty("java.class.path"));
     // Small containers; the AM's web app needs the same --add-opens as the RM. Tez's default
     // JVM options (-XX:+PrintGCTimeStamps) would not even start on Java 17.
     tez.setInt(TezConfiguration.TEZ_AM_RESOURCE_MEMORY_MB, HarnessSettings.CONTAINER_MB);
@@ -236,8 +292,11 @@ public class TezHintsIT {
     tez.set(TezConfiguration.TEZ_TASK_LAUNCH_ENV, javaHome);
     tez.setInt("tez.runtime.unordered.output.buffer.size-mb", 8);
     // The plugin under test, in front of Tez's default history logging.
-    tez.set(TezConfiguration.TEZ_HISTORY_LOGGING_SERVICE_CLASS, "org.tidal.yarn.tez.TidalHintsLoggingService");
-    tez.set("tidal.tez.history.logging.delegate.class",
+    tez.set(
+        TezConfiguration.TEZ_HISTORY_LOGGING_SERVICE_CLASS,
+        "org.tidal.yarn.tez.TidalHintsLoggingService");
+    tez.set(
+        "tidal.tez.history.logging.delegate.class",
         "org.apache.tez.dag.history.logging.impl.SimpleHistoryLoggingService");
     tez.setLong("tidal.tez.hints.min-interval-ms", 500);
     tez.set("tidal.rest.address", restAddress);
@@ -247,10 +306,10 @@ public class TezHintsIT {
 
   /** producer (PRODUCER_TASKS tasks) -> broadcast -> consumer (1 task). */
   private static DAG dag() {
-    UnorderedKVEdgeConfig edge = UnorderedKVEdgeConfig
-        .newBuilder(Text.class.getName(), IntWritable.class.getName())
-        .setAdditionalConfiguration("tez.runtime.unordered.output.buffer.size-mb", "8")
-        .build();
+    UnorderedKVEdgeConfig edge =
+        UnorderedKVEdgeConfig.newBuilder(Text.class.getName(), IntWritable.class.getName())
+            .setAdditionalConfiguration("tez.runtime.unordered.output.buffer.size-mb", "8")
+            .build();
     Vertex producer = Vertex.create("producer", processor(PRODUCER_MILLIS), PRODUCER_TASKS);
     Vertex consumer = Vertex.create("consumer", processor(CONSUMER_MILLIS), 1);
     return DAG.create("tidal-hints-it")
@@ -261,7 +320,9 @@ public class TezHintsIT {
 
   private static ProcessorDescriptor processor(long millis) {
     return ProcessorDescriptor.create(SleepAndPass.class.getName())
-        .setUserPayload(UserPayload.create(ByteBuffer.wrap(Long.toString(millis).getBytes(StandardCharsets.UTF_8))));
+        .setUserPayload(
+            UserPayload.create(
+                ByteBuffer.wrap(Long.toString(millis).getBytes(StandardCharsets.UTF_8))));
   }
 
   private static Job sleepJob(Configuration base) throws Exception {
@@ -275,16 +336,19 @@ public class TezHintsIT {
   }
 
   /** The app's current attempt once its AM has registered (its AMRM token is then in use). */
-  private static RMAppAttempt runningAttempt(MiniClusterHarness cluster, ApplicationId app) throws Exception {
+  private static RMAppAttempt runningAttempt(MiniClusterHarness cluster, ApplicationId app)
+      throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (true) {
       RMApp rmApp = cluster.resourceManager().getRMContext().getRMApps().get(app);
       RMAppAttempt attempt = rmApp == null ? null : rmApp.getCurrentAppAttempt();
-      if (attempt != null && attempt.getAppAttemptState() == RMAppAttemptState.RUNNING
+      if (attempt != null
+          && attempt.getAppAttemptState() == RMAppAttemptState.RUNNING
           && attempt.getAMRMToken() != null) {
         return attempt;
       }
-      if (rmApp != null && rmApp.createApplicationState().ordinal() > YarnApplicationState.RUNNING.ordinal()) {
+      if (rmApp != null
+          && rmApp.createApplicationState().ordinal() > YarnApplicationState.RUNNING.ordinal()) {
         throw new AssertionError(app + " ended before its AM ran: " + rmApp.getDiagnostics());
       }
       if (System.nanoTime() > deadline) {
@@ -300,12 +364,14 @@ public class TezHintsIT {
     return token.encodeToUrlString();
   }
 
-  private static FinalApplicationStatus finalStatus(YarnClient yarn, ApplicationId app) throws Exception {
+  private static FinalApplicationStatus finalStatus(YarnClient yarn, ApplicationId app)
+      throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       ApplicationReport report = yarn.getApplicationReport(app);
       YarnApplicationState state = report.getYarnApplicationState();
-      if (state == YarnApplicationState.FINISHED || state == YarnApplicationState.FAILED
+      if (state == YarnApplicationState.FINISHED
+          || state == YarnApplicationState.FAILED
           || state == YarnApplicationState.KILLED) {
         return report.getFinalApplicationStatus();
       }

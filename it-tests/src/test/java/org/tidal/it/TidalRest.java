@@ -8,12 +8,14 @@ import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
 import org.tidal.yarn.TidalScheduler;
 
-/** Calls to the Tidal scheduler's own REST endpoint ({@code /ws/v1/tidal/...}) of a mini cluster's RM. */
+/**
+ * Calls to the Tidal scheduler's own REST endpoint ({@code /ws/v1/tidal/...}) of a mini cluster's
+ * RM.
+ */
 final class TidalRest {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 

@@ -16,7 +16,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.MRJobConfig;
@@ -37,30 +36,31 @@ import org.tidal.it.TwoQueueWorkload.Result;
 import org.tidal.it.TwoQueueWorkload.Sample;
 
 /**
- * The same real-cluster checks against Tidal and against Hadoop's
- * FairScheduler (DRF): Tidal is a drop-in when both pass unchanged.
+ * The same real-cluster checks against Tidal and against Hadoop's FairScheduler (DRF): Tidal is a
+ * drop-in when both pass unchanged.
  */
 @RunWith(Parameterized.class)
 public class TwoQueueSchedulerIT {
 
   /**
-   * Tolerance on each queue's mean dominant share: one container. With two
-   * NodeManagers of 4 vcores and 1-vcore containers, one container moves a
-   * queue's share by 1/8 = 12.5 points, and containers are handed out one per
-   * node heartbeat as others finish, so at any instant a queue can be a
-   * container above or below its fair share. Averaged over the converged
-   * period it must be within one container of it.
+   * Tolerance on each queue's mean dominant share: one container. With two NodeManagers of 4 vcores
+   * and 1-vcore containers, one container moves a queue's share by 1/8 = 12.5 points, and
+   * containers are handed out one per node heartbeat as others finish, so at any instant a queue
+   * can be a container above or below its fair share. Averaged over the converged period it must be
+   * within one container of it.
    */
   static final int MIN_CONVERGED_SAMPLES = 10;
+
   /**
-   * Neither scheduler preempts, so the queue whose AM asks first holds its head
-   * start until its first maps finish: one map (3 s) plus the start of a task
-   * JVM on 2 busy cores (5-10 s). Fairness must be reached within this.
+   * Neither scheduler preempts, so the queue whose AM asks first holds its head start until its
+   * first maps finish: one map (3 s) plus the start of a task JVM on 2 busy cores (5-10 s).
+   * Fairness must be reached within this.
    */
   static final long MAX_CONVERGENCE_MILLIS = 40_000;
 
   /** Enough 3 s maps that each queue keeps work waiting for most of a minute. */
-  static final List<JobSpec> JOBS = Arrays.asList(new JobSpec("a", 16, 3000), new JobSpec("b", 16, 3000));
+  static final List<JobSpec> JOBS =
+      Arrays.asList(new JobSpec("a", 16, 3000), new JobSpec("b", 16, 3000));
 
   @Parameters(name = "{0}")
   public static Iterable<Object[]> schedulers() {
@@ -104,12 +104,15 @@ public class TwoQueueSchedulerIT {
   @Test(timeout = 240_000)
   public void twoQueuesSucceedAndShareByDrf() throws Exception {
     Result result = new TwoQueueWorkload(cluster, JOBS, 1000, 200_000).run();
-    Reports.publish("two-queues-" + scheduler.name().toLowerCase(Locale.ROOT),
-        Reports.sideBySide(Collections.singletonList(result), Reports.queues(JOBS), true), System.out);
+    Reports.publish(
+        "two-queues-" + scheduler.name().toLowerCase(Locale.ROOT),
+        Reports.sideBySide(Collections.singletonList(result), Reports.queues(JOBS), true),
+        System.out);
 
     for (JobSpec spec : JOBS) {
       JobOutcome o = result.outcomes.get(spec.queue);
-      assertTrue("job in queue " + spec.queue + " failed under " + scheduler.displayName(), o.succeeded);
+      assertTrue(
+          "job in queue " + spec.queue + " failed under " + scheduler.displayName(), o.succeeded);
       assertEquals(FinalApplicationStatus.SUCCEEDED, o.finalStatus);
       assertEquals("queue the RM reports for the job", "root." + spec.queue, o.appQueue);
     }
@@ -118,23 +121,46 @@ public class TwoQueueSchedulerIT {
     assertEquals("fair share of two equally weighted queues", 0.5, fair, 1e-9);
     assertEquals("one container of an 8-vcore cluster", 0.125, tolerance, 1e-9);
     long convergence = result.convergenceMillis(fair, tolerance);
-    assertTrue("queues never came within one container of their fair share while both had maps waiting"
-        + " under " + scheduler.displayName(), convergence >= 0);
-    assertTrue("took " + convergence + " ms to reach fair shares under " + scheduler.displayName(),
+    assertTrue(
+        "queues never came within one container of their fair share while both had maps waiting"
+            + " under "
+            + scheduler.displayName(),
+        convergence >= 0);
+    assertTrue(
+        "took " + convergence + " ms to reach fair shares under " + scheduler.displayName(),
         convergence <= MAX_CONVERGENCE_MILLIS);
     List<Sample> converged = result.convergedSamples(fair, tolerance);
-    assertTrue("only " + converged.size() + " converged samples; the workload no longer keeps both queues"
-        + " waiting long enough", converged.size() >= MIN_CONVERGED_SAMPLES);
+    assertTrue(
+        "only "
+            + converged.size()
+            + " converged samples; the workload no longer keeps both queues"
+            + " waiting long enough",
+        converged.size() >= MIN_CONVERGED_SAMPLES);
     for (JobSpec spec : JOBS) {
       double mean = Result.meanShare(converged, spec.queue);
-      assertEquals(String.format(Locale.ROOT, "mean dominant share of root.%s under %s", spec.queue,
-          scheduler.displayName()), fair, mean, tolerance);
+      assertEquals(
+          String.format(
+              Locale.ROOT,
+              "mean dominant share of root.%s under %s",
+              spec.queue,
+              scheduler.displayName()),
+          fair,
+          mean,
+          tolerance);
       // The RM's own queue accounting (web UI, /jmx) must tell the same story.
       double fromMetrics = Result.meanMetricsShare(converged, spec.queue);
-      assertFalse("no QueueMetrics for root." + spec.queue + " under " + scheduler.displayName(),
+      assertFalse(
+          "no QueueMetrics for root." + spec.queue + " under " + scheduler.displayName(),
           Double.isNaN(fromMetrics));
-      assertEquals(String.format(Locale.ROOT, "mean dominant share of root.%s from QueueMetrics under %s",
-          spec.queue, scheduler.displayName()), fair, fromMetrics, tolerance);
+      assertEquals(
+          String.format(
+              Locale.ROOT,
+              "mean dominant share of root.%s from QueueMetrics under %s",
+              spec.queue,
+              scheduler.displayName()),
+          fair,
+          fromMetrics,
+          tolerance);
     }
   }
 
@@ -154,7 +180,8 @@ public class TwoQueueSchedulerIT {
       for (QueueInfo q : yarn.getAllQueues()) {
         names.add(TwoQueueWorkload.shortQueueName(q.getQueueName()));
       }
-      assertTrue("getAllQueues() lacks a or b: " + names, names.contains("a") && names.contains("b"));
+      assertTrue(
+          "getAllQueues() lacks a or b: " + names, names.contains("a") && names.contains("b"));
 
       // A short job in queue b, with the web UI read while it runs.
       Configuration jobConf = new Configuration(conf);
@@ -196,8 +223,16 @@ public class TwoQueueSchedulerIT {
     InputStream in = code >= 400 ? http.getErrorStream() : http.getInputStream();
     String body = in == null ? "" : readAll(in);
     http.disconnect();
-    assertEquals(url + " under " + scheduler.displayName() + " answered " + code + ": "
-        + body.substring(0, Math.min(body.length(), 2000)), 200, code);
+    assertEquals(
+        url
+            + " under "
+            + scheduler.displayName()
+            + " answered "
+            + code
+            + ": "
+            + body.substring(0, Math.min(body.length(), 2000)),
+        200,
+        code);
     assertFalse(url + " answered an empty body", body.isEmpty());
   }
 

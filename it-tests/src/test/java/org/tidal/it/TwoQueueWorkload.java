@@ -11,11 +11,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
 import javax.management.JMException;
 import javax.management.ObjectName;
-
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapred.TIPStatus;
 import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobID;
@@ -23,7 +22,6 @@ import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.SleepJob;
 import org.apache.hadoop.mapreduce.TaskReport;
 import org.apache.hadoop.mapreduce.TaskType;
-import org.apache.hadoop.mapred.TIPStatus;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
@@ -35,11 +33,10 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 
 /**
- * Submits one MapReduce SleepJob per queue at the same moment and, until all
- * finish, samples what the RM reports each queue is using (the sum of its
- * running applications' used resources, the same numbers "yarn application
- * -status" shows) together with how many map tasks each job still has waiting
- * for a container.
+ * Submits one MapReduce SleepJob per queue at the same moment and, until all finish, samples what
+ * the RM reports each queue is using (the sum of its running applications' used resources, the same
+ * numbers "yarn application -status" shows) together with how many map tasks each job still has
+ * waiting for a container.
  */
 public final class TwoQueueWorkload {
 
@@ -62,6 +59,7 @@ public final class TwoQueueWorkload {
     public final Map<String, Resource> used = new LinkedHashMap<>();
     public final Map<String, Double> dominantShare = new LinkedHashMap<>();
     public final Map<String, Integer> pendingMaps = new LinkedHashMap<>();
+
     /** The same share computed from the RM's QueueMetrics, NaN if the queue has none. */
     public final Map<String, Double> metricsShare = new LinkedHashMap<>();
 
@@ -83,6 +81,7 @@ public final class TwoQueueWorkload {
     }
   }
 
+  /** How one job ended: its queue, the queue YARN put it in, and its status and run time. */
   public static final class JobOutcome {
     public final String queue;
     public final String appQueue;
@@ -90,7 +89,11 @@ public final class TwoQueueWorkload {
     public final FinalApplicationStatus finalStatus;
     public final long elapsedMillis;
 
-    JobOutcome(String queue, String appQueue, boolean succeeded, FinalApplicationStatus finalStatus,
+    JobOutcome(
+        String queue,
+        String appQueue,
+        boolean succeeded,
+        FinalApplicationStatus finalStatus,
         long elapsedMillis) {
       this.queue = queue;
       this.appQueue = appQueue;
@@ -100,6 +103,7 @@ public final class TwoQueueWorkload {
     }
   }
 
+  /** One run of the workload: the cluster's capacity, the samples taken, each job's outcome. */
   public static final class Result {
     public final SchedulerUnderTest scheduler;
     public final Resource clusterCapacity;
@@ -122,7 +126,8 @@ public final class TwoQueueWorkload {
 
     /** How far one container moves a queue's dominant share: the granularity of any allocation. */
     public double oneContainerShare() {
-      return Math.max((double) HarnessSettings.CONTAINER_MB / clusterCapacity.getMemory(),
+      return Math.max(
+          (double) HarnessSettings.CONTAINER_MB / clusterCapacity.getMemory(),
           (double) HarnessSettings.CONTAINER_VCORES / clusterCapacity.getVirtualCores());
     }
 
@@ -137,11 +142,10 @@ public final class TwoQueueWorkload {
     }
 
     /**
-     * Contended samples from the first one in which every queue is within
-     * {@code tolerance} of {@code fairShare} onwards. Neither scheduler preempts
-     * here, so until then the queue whose AM asked first keeps the containers it
-     * was given while the other queue was idle; that start-up skew is measured
-     * by {@link #convergenceMillis} instead.
+     * Contended samples from the first one in which every queue is within {@code tolerance} of
+     * {@code fairShare} onwards. Neither scheduler preempts here, so until then the queue whose AM
+     * asked first keeps the containers it was given while the other queue was idle; that start-up
+     * skew is measured by {@link #convergenceMillis} instead.
      */
     public List<Sample> convergedSamples(double fairShare, double tolerance) {
       List<Sample> contended = contendedSamples();
@@ -180,7 +184,9 @@ public final class TwoQueueWorkload {
       return samples.isEmpty() ? Double.NaN : sum / samples.size();
     }
 
-    /** Like {@link #meanShare} from QueueMetrics; NaN if any sample had no metrics for the queue. */
+    /**
+     * Like {@link #meanShare} from QueueMetrics; NaN if any sample had no metrics for the queue.
+     */
     public static double meanMetricsShare(List<Sample> samples, String queue) {
       double sum = 0;
       for (Sample s : samples) {
@@ -195,8 +201,8 @@ public final class TwoQueueWorkload {
   private final long sampleEveryMillis;
   private final long timeoutMillis;
 
-  public TwoQueueWorkload(MiniClusterHarness cluster, List<JobSpec> jobs, long sampleEveryMillis,
-      long timeoutMillis) {
+  public TwoQueueWorkload(
+      MiniClusterHarness cluster, List<JobSpec> jobs, long sampleEveryMillis, long timeoutMillis) {
     this.cluster = cluster;
     this.jobs = jobs;
     this.sampleEveryMillis = sampleEveryMillis;
@@ -222,10 +228,12 @@ public final class TwoQueueWorkload {
         job.submit();
       }
       for (Job job : submitted) {
-        finished.add(pool.submit(() -> {
-          job.waitForCompletion(false);
-          return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        }));
+        finished.add(
+            pool.submit(
+                () -> {
+                  job.waitForCompletion(false);
+                  return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                }));
       }
 
       Cluster mrCluster = new Cluster(conf);
@@ -233,11 +241,19 @@ public final class TwoQueueWorkload {
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         while (!allDone(finished)) {
           if (System.nanoTime() > deadline) {
-            throw new AssertionError("workload did not finish within " + timeoutMillis + " ms under "
-                + cluster.scheduler().displayName());
+            throw new AssertionError(
+                "workload did not finish within "
+                    + timeoutMillis
+                    + " ms under "
+                    + cluster.scheduler().displayName());
           }
-          result.samples.add(sample(yarn, mrCluster, submitted, result.clusterCapacity,
-              TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)));
+          result.samples.add(
+              sample(
+                  yarn,
+                  mrCluster,
+                  submitted,
+                  result.clusterCapacity,
+                  TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)));
           Thread.sleep(sampleEveryMillis);
         }
       } finally {
@@ -248,8 +264,14 @@ public final class TwoQueueWorkload {
         Job job = submitted.get(i);
         long elapsed = finished.get(i).get();
         ApplicationReport app = yarn.getApplicationReport(appId(job.getJobID()));
-        result.outcomes.put(jobs.get(i).queue, new JobOutcome(jobs.get(i).queue, app.getQueue(),
-            job.isSuccessful(), app.getFinalApplicationStatus(), elapsed));
+        result.outcomes.put(
+            jobs.get(i).queue,
+            new JobOutcome(
+                jobs.get(i).queue,
+                app.getQueue(),
+                job.isSuccessful(),
+                app.getFinalApplicationStatus(),
+                elapsed));
       }
       return result;
     } finally {
@@ -259,8 +281,8 @@ public final class TwoQueueWorkload {
   }
 
   /**
-   * Without a JobHistoryServer the client caches a plain NotRunningJob for
-   * finished jobs, which Cluster.close() then fails to close as an RPC proxy.
+   * Without a JobHistoryServer the client caches a plain NotRunningJob for finished jobs, which
+   * Cluster.close() then fails to close as an RPC proxy.
    */
   private static void closeQuietly(Cluster mrCluster) {
     try {
@@ -299,8 +321,13 @@ public final class TwoQueueWorkload {
     return Resource.newInstance(mb, vcores);
   }
 
-  private Sample sample(YarnClient yarn, Cluster mrCluster, List<Job> submitted, Resource capacity,
-      long elapsedMillis) throws Exception {
+  private Sample sample(
+      YarnClient yarn,
+      Cluster mrCluster,
+      List<Job> submitted,
+      Resource capacity,
+      long elapsedMillis)
+      throws Exception {
     Sample s = new Sample(elapsedMillis);
     for (JobSpec spec : jobs) {
       s.used.put(spec.queue, Resource.newInstance(0, 0));
@@ -316,8 +343,10 @@ public final class TwoQueueWorkload {
     }
     for (Map.Entry<String, Resource> e : s.used.entrySet()) {
       Resource r = e.getValue();
-      double share = Math.max((double) r.getMemory() / capacity.getMemory(),
-          (double) r.getVirtualCores() / capacity.getVirtualCores());
+      double share =
+          Math.max(
+              (double) r.getMemory() / capacity.getMemory(),
+              (double) r.getVirtualCores() / capacity.getVirtualCores());
       s.dominantShare.put(e.getKey(), share);
     }
     for (String queue : s.used.keySet()) {
@@ -330,15 +359,16 @@ public final class TwoQueueWorkload {
   }
 
   /**
-   * Dominant share from the queue's QueueMetrics, the numbers the RM's web UI
-   * and /jmx report; NaN if the scheduler registered none for the queue. The
-   * live gauges are read, not the JMX attributes, which are cached for the
-   * metrics period (10 s) and would lag the allocation by that much.
+   * Dominant share from the queue's QueueMetrics, the numbers the RM's web UI and /jmx report; NaN
+   * if the scheduler registered none for the queue. The live gauges are read, not the JMX
+   * attributes, which are cached for the metrics period (10 s) and would lag the allocation by that
+   * much.
    */
   private double queueMetricsShare(String queue, Resource capacity) {
     String fullName = "root." + queue;
     try {
-      ObjectName name = new ObjectName("Hadoop:service=ResourceManager,name=QueueMetrics,q0=root,q1=" + queue);
+      ObjectName name =
+          new ObjectName("Hadoop:service=ResourceManager,name=QueueMetrics,q0=root,q1=" + queue);
       if (!ManagementFactory.getPlatformMBeanServer().isRegistered(name)) {
         return Double.NaN;
       }
@@ -347,7 +377,8 @@ public final class TwoQueueWorkload {
     }
     // Registered, so this returns the scheduler's own instance rather than creating one.
     QueueMetrics metrics = QueueMetrics.forQueue(fullName, null, false, cluster.clientConf());
-    return Math.max((double) metrics.getAllocatedMB() / capacity.getMemory(),
+    return Math.max(
+        (double) metrics.getAllocatedMB() / capacity.getMemory(),
         (double) metrics.getAllocatedVirtualCores() / capacity.getVirtualCores());
   }
 

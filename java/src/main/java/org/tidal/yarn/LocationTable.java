@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 
 /**
- * Interns host and rack names to the int location ids of the native interface. Ids are never
- * reused or removed, so an id handed to the core stays valid for the life of the scheduler.
+ * Interns host and rack names to the int location ids of the native interface. Ids are never reused
+ * or removed, so an id handed to the core stays valid for the life of the scheduler.
  */
 final class LocationTable {
   private static final int[] EMPTY = new int[0];

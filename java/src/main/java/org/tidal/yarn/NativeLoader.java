@@ -4,12 +4,13 @@ import java.io.File;
 
 /**
  * Loads {@code libtidal_jni} once per JVM. The system property {@value #LIBRARY_PROPERTY}, a full
- * path to the shared library, wins when set; otherwise the library is looked up on
- * {@code java.library.path}.
+ * path to the shared library, wins when set; otherwise the library is looked up on {@code
+ * java.library.path}.
  */
 public final class NativeLoader {
   /** System property naming the shared library file to load instead of searching. */
   public static final String LIBRARY_PROPERTY = "tidal.native.library";
+
   /** Library name for {@link System#loadLibrary}. */
   public static final String LIBRARY_NAME = "tidal_jni";
 
@@ -37,9 +38,15 @@ public final class NativeLoader {
       try {
         System.loadLibrary(LIBRARY_NAME);
       } catch (UnsatisfiedLinkError e) {
-        throw linkError("cannot load " + System.mapLibraryName(LIBRARY_NAME)
-            + " from java.library.path=" + System.getProperty("java.library.path")
-            + " (set -Djava.library.path=<dir> or -D" + LIBRARY_PROPERTY + "=<file>)", e);
+        throw linkError(
+            "cannot load "
+                + System.mapLibraryName(LIBRARY_NAME)
+                + " from java.library.path="
+                + System.getProperty("java.library.path")
+                + " (set -Djava.library.path=<dir> or -D"
+                + LIBRARY_PROPERTY
+                + "=<file>)",
+            e);
       }
     }
     loaded = true;

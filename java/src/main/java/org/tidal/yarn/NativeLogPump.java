@@ -6,10 +6,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Moves the Rust core's buffered log records into commons-logging (and so into the RM log):
- * a daemon thread drains them every {@value #INTERVAL_MS} ms and once more when stopped.
- * Each record is {@code LEVEL<TAB>target<TAB>message}; the target becomes the logger name
- * under {@value #LOGGER_PREFIX} so log4j can filter by Rust module.
+ * Moves the Rust core's buffered log records into commons-logging (and so into the RM log): a
+ * daemon thread drains them every {@value #INTERVAL_MS} ms and once more when stopped. Each record
+ * is {@code LEVEL<TAB>target<TAB>message}; the target becomes the logger name under {@value
+ * #LOGGER_PREFIX} so log4j can filter by Rust module.
  */
 final class NativeLogPump implements Runnable {
   static final long INTERVAL_MS = 100;

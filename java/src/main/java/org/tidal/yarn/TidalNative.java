@@ -4,16 +4,17 @@ package org.tidal.yarn;
  * The JNI boundary to the Rust scheduling core ({@code libtidal_jni.so}).
  *
  * <p>Everything here is a thin, allocation-light call; all policy lives in Rust. Conventions:
+ *
  * <ul>
- *   <li>{@code handle}: a scheduler instance returned by {@link #create}; several may coexist.</li>
+ *   <li>{@code handle}: a scheduler instance returned by {@link #create}; several may coexist.
  *   <li>Node ids are small dense ints chosen by the caller. Location ids are ints the caller
- *       interns for host and rack names; {@link #ANY_LOCATION} (0) is the YARN "*" name.</li>
- *   <li>App keys are longs chosen by the caller (one per application attempt).</li>
+ *       interns for host and rack names; {@link #ANY_LOCATION} (0) is the YARN "*" name.
+ *   <li>App keys are longs chosen by the caller (one per application attempt).
  *   <li>Allocation ids are assigned by Rust, globally unique per instance and below 2^40, so the
- *       shim uses them directly as the container number of the {@code ContainerId}.</li>
- *   <li>Every error (bad input, unknown node/app, a Rust panic) surfaces as a
- *       {@link TidalException}; a panic as its subclass {@link TidalPanicException}. Nothing
- *       here aborts the JVM.</li>
+ *       shim uses them directly as the container number of the {@code ContainerId}.
+ *   <li>Every error (bad input, unknown node/app, a Rust panic) surfaces as a {@link
+ *       TidalException}; a panic as its subclass {@link TidalPanicException}. Nothing here aborts
+ *       the JVM.
  * </ul>
  */
 public final class TidalNative {
@@ -22,23 +23,38 @@ public final class TidalNative {
 
   /** Longs per ask record passed to {@link #allocate}. */
   public static final int ASK_STRIDE = 6;
+
   /** Ask record field offsets. */
-  public static final int ASK_PRIORITY = 0, ASK_LOCATION = 1, ASK_NUM_CONTAINERS = 2,
-      ASK_RELAX_LOCALITY = 3, ASK_MEMORY_MB = 4, ASK_VCORES = 5;
+  public static final int ASK_PRIORITY = 0,
+      ASK_LOCATION = 1,
+      ASK_NUM_CONTAINERS = 2,
+      ASK_RELAX_LOCALITY = 3,
+      ASK_MEMORY_MB = 4,
+      ASK_VCORES = 5;
 
   /** Longs per decision record written by {@link #nodeHeartbeat}. */
   public static final int DECISION_STRIDE = 6;
+
   /** Decision record field offsets. */
-  public static final int DEC_ALLOCATION_ID = 0, DEC_APP_KEY = 1, DEC_PRIORITY = 2,
-      DEC_LOCALITY = 3, DEC_MEMORY_MB = 4, DEC_VCORES = 5;
+  public static final int DEC_ALLOCATION_ID = 0,
+      DEC_APP_KEY = 1,
+      DEC_PRIORITY = 2,
+      DEC_LOCALITY = 3,
+      DEC_MEMORY_MB = 4,
+      DEC_VCORES = 5;
+
   /** Values of the {@link #DEC_LOCALITY} field. */
   public static final int LOCALITY_NODE = 0, LOCALITY_RACK = 1, LOCALITY_OFF_SWITCH = 2;
 
   /** Longs in the settings array passed to {@link #create} and {@link #reconfigure}. */
   public static final int SETTINGS_LEN = 5;
+
   /** Settings field offsets: YARN's min/max allocation and the per-heartbeat assignment cap. */
-  public static final int SET_MIN_MEMORY_MB = 0, SET_MIN_VCORES = 1, SET_MAX_MEMORY_MB = 2,
-      SET_MAX_VCORES = 3, SET_MAX_ASSIGN_PER_HEARTBEAT = 4;
+  public static final int SET_MIN_MEMORY_MB = 0,
+      SET_MIN_VCORES = 1,
+      SET_MAX_MEMORY_MB = 2,
+      SET_MAX_VCORES = 3,
+      SET_MAX_ASSIGN_PER_HEARTBEAT = 4;
 
   static {
     NativeLoader.load();
@@ -47,8 +63,8 @@ public final class TidalNative {
   private TidalNative() {}
 
   /**
-   * Creates a scheduler instance from the queue allocation file's XML text and the settings
-   * array. Throws {@link TidalException} naming the queue and field when the XML is invalid.
+   * Creates a scheduler instance from the queue allocation file's XML text and the settings array.
+   * Throws {@link TidalException} naming the queue and field when the XML is invalid.
    */
   public static native long create(String allocationXml, long[] settings);
 
@@ -57,19 +73,18 @@ public final class TidalNative {
 
   /**
    * Replaces the queue configuration (used by {@code yarn rmadmin -refreshQueues}). On any error
-   * the running configuration stays exactly as it was and a {@link TidalException} is thrown.
-   * Apps in a queue that the new file drops keep running in it until they finish.
+   * the running configuration stays exactly as it was and a {@link TidalException} is thrown. Apps
+   * in a queue that the new file drops keep running in it until they finish.
    */
   public static native void reconfigure(long handle, String allocationXml, long[] settings);
 
-  public static native void addNode(long handle, int nodeId, int hostLocation, int rackLocation,
-      long memoryMb, long vcores);
+  public static native void addNode(
+      long handle, int nodeId, int hostLocation, int rackLocation, long memoryMb, long vcores);
 
   /** Removes a node and forgets every allocation still on it. */
   public static native void removeNode(long handle, int nodeId);
 
-  public static native void updateNodeResource(long handle, int nodeId, long memoryMb,
-      long vcores);
+  public static native void updateNodeResource(long handle, int nodeId, long memoryMb, long vcores);
 
   /**
    * Registers an application attempt in a queue. The queue name may be short ("a") or full
@@ -82,19 +97,24 @@ public final class TidalNative {
 
   /**
    * The body of {@code allocate()}: ask records (each replaces the outstanding count for its
-   * priority and location, as in YARN), released allocation ids, and blacklist changes as
-   * location ids. Called from RPC handler threads concurrently with heartbeats.
+   * priority and location, as in YARN), released allocation ids, and blacklist changes as location
+   * ids. Called from RPC handler threads concurrently with heartbeats.
    */
-  public static native void allocate(long handle, long appKey, long[] asks, long[] releases,
-      int[] blacklistAdditions, int[] blacklistRemovals);
+  public static native void allocate(
+      long handle,
+      long appKey,
+      long[] asks,
+      long[] releases,
+      int[] blacklistAdditions,
+      int[] blacklistRemovals);
 
   /**
    * One node heartbeat: first frees the completed allocations, then decides what to start on the
    * node. Writes decision records into {@code out} (at most {@code out.length / DECISION_STRIDE})
    * and returns how many it wrote.
    */
-  public static native int nodeHeartbeat(long handle, int nodeId, long nowMs,
-      long[] completedAllocationIds, long[] out);
+  public static native int nodeHeartbeat(
+      long handle, int nodeId, long nowMs, long[] completedAllocationIds, long[] out);
 
   /**
    * Frees one allocation outside a heartbeat (killed, expired, preempted, or a decision the shim
@@ -103,39 +123,44 @@ public final class TidalNative {
   public static native void releaseAllocation(long handle, long allocationId);
 
   /**
-   * Registers a queue at run time from a {@code <queue>} element of the allocation-file format
-   * and returns the admission verdict as JSON: {@code {"queue":..,"class":"hard|soft|elastic|
-   * rejected","reason":..}}. The caller becomes the owner. A rejected queue is not kept.
-   * Throws {@link TidalException} for invalid XML or an existing queue name.
+   * Registers a queue at run time from a {@code <queue>} element of the allocation-file format and
+   * returns the admission verdict as JSON: {@code {"queue":..,"class":"hard|soft|elastic|
+   * rejected","reason":..}}. The caller becomes the owner. A rejected queue is not kept. Throws
+   * {@link TidalException} for invalid XML or an existing queue name.
    */
-  public static native String registerQueue(long handle, String queueXml, String user,
-      boolean admin);
+  public static native String registerQueue(
+      long handle, String queueXml, String user, boolean admin);
 
   /**
-   * Removes a queue registered at run time; only its owner or an administrator may. Queues from
-   * the allocation file are refused. Running applications finish.
+   * Removes a queue registered at run time; only its owner or an administrator may. Queues from the
+   * allocation file are refused. Running applications finish.
    */
-  public static native void unregisterQueue(long handle, String queue, String user,
-      boolean admin);
+  public static native void unregisterQueue(long handle, String queue, String user, boolean admin);
 
   /**
-   * Stores what an application's AM says about its job: a hints JSON document (schema version
-   * 1) with its DAG (stages, per-task demand and duration, parents, the request priorities of
-   * each stage), its progress, or both; a progress-only document updates the stored DAG.
-   * Returns the reply as JSON: {@code {"version":1,"app":..,"revision":..,"stages":..,
+   * Stores what an application's AM says about its job: a hints JSON document (schema version 1)
+   * with its DAG (stages, per-task demand and duration, parents, the request priorities of each
+   * stage), its progress, or both; a progress-only document updates the stored DAG. Returns the
+   * reply as JSON: {@code {"version":1,"app":..,"revision":..,"stages":..,
    * "pending_tasks":..,"advisories":[..]}}. Throws {@link TidalException} naming the field for
-   * malformed or oversized (over 1 MiB) documents, cycles, unknown stages, non-positive
-   * durations or priorities that match none of the app's requests; the app then keeps its
-   * previous hints, or none. The caller must have checked that the AM owns {@code appKey}.
+   * malformed or oversized (over 1 MiB) documents, cycles, unknown stages, non-positive durations
+   * or priorities that match none of the app's requests; the app then keeps its previous hints, or
+   * none. The caller must have checked that the AM owns {@code appKey}.
    */
   public static native String setHints(long handle, long appKey, String hintsJson);
+
+  /**
+   * The full name of a queue: "a" and "root.a" name the same queue; null, "" and "root" name the
+   * root. Queue names are built by the core alone.
+   */
+  public static native String fullQueueName(String queueName);
 
   /** Queue state as JSON for {@code yarn queue -status}, REST and the web UI. */
   public static native String queueStatusJson(long handle);
 
   /**
-   * Takes the buffered log records of the Rust core, one per line as
-   * {@code LEVEL<TAB>target<TAB>message}; empty when there are none.
+   * Takes the buffered log records of the Rust core, one per line as {@code
+   * LEVEL<TAB>target<TAB>message}; empty when there are none.
    */
   public static native String drainLogs();
 

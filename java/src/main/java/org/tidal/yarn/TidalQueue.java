@@ -24,13 +24,13 @@ import org.apache.hadoop.yarn.util.Records;
  * Hadoop's FIFO scheduler.
  */
 final class TidalQueue implements Queue {
-  private final TidalScheduler scheduler;
+  private final QueueManager queues;
   private final String name;
   private final QueueMetrics metrics;
   private final ActiveUsersManager activeUsersManager;
 
-  TidalQueue(TidalScheduler scheduler, String name, TidalQueue parent, Configuration conf) {
-    this.scheduler = scheduler;
+  TidalQueue(QueueManager queues, String name, TidalQueue parent, Configuration conf) {
+    this.queues = queues;
     this.name = name;
     // Metrics are registered JVM-wide under the queue name and cached by Hadoop, so several
     // scheduler instances in one JVM share them instead of registering twice.
@@ -50,8 +50,7 @@ final class TidalQueue implements Queue {
 
   @Override
   public QueueInfo getQueueInfo(boolean includeChildQueues, boolean recursive) {
-    QueueInfo info = scheduler.queueInfo(name, includeChildQueues, recursive);
-    return info != null ? info : TidalScheduler.stoppedQueueInfo(name);
+    return queues.queueInfoOrStopped(name, includeChildQueues, recursive);
   }
 
   @Override
@@ -77,8 +76,10 @@ final class TidalQueue implements Queue {
   }
 
   @Override
-  public void recoverContainer(Resource clusterResource,
-      SchedulerApplicationAttempt schedulerAttempt, RMContainer rmContainer) {
+  public void recoverContainer(
+      Resource clusterResource,
+      SchedulerApplicationAttempt schedulerAttempt,
+      RMContainer rmContainer) {
     // The scheduler never recovers containers (see TidalScheduler), so Hadoop never calls this.
     throw new UnsupportedOperationException(
         "Tidal does not recover containers across ResourceManager restarts");

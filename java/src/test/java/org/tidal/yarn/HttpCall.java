@@ -36,6 +36,7 @@ final class HttpCall {
     return status + " " + body;
   }
 
+  /** A request being put together: method, URL, headers and body. */
   static final class Builder {
     private final String method;
     private final String url;
@@ -73,13 +74,12 @@ final class HttpCall {
         }
         if (body != null) {
           connection.setDoOutput(true);
-            OutputStream out = connection.getOutputStream();
+          OutputStream out = connection.getOutputStream();
           out.write(body);
           out.close();
         }
         int status = connection.getResponseCode();
-        InputStream in = status >= 400 ? connection.getErrorStream()
-            : connection.getInputStream();
+        InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream();
         return new HttpCall(status, in == null ? "" : Streams.readUtf8(in));
       } finally {
         connection.disconnect();
@@ -90,5 +90,4 @@ final class HttpCall {
   static Builder request(String method, String url) {
     return new Builder(method, url);
   }
-
 }

@@ -10,8 +10,8 @@ import org.codehaus.jackson.JsonNode;
 import org.junit.rules.ExternalResource;
 
 /**
- * One MockRM per test: queue metrics, which are JVM-wide, start fresh before the test, and the
- * RM it started is stopped after it.
+ * One MockRM per test: queue metrics, which are JVM-wide, start fresh before the test, and the RM
+ * it started is stopped after it.
  */
 final class MockRmRule extends ExternalResource {
   private MockRM rm;

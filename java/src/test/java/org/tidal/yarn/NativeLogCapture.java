@@ -16,21 +16,22 @@ import org.apache.log4j.spi.LoggingEvent;
 final class NativeLogCapture implements Closeable {
   private final List<String> lines = Collections.synchronizedList(new ArrayList<String>());
   private final Logger logger = Logger.getLogger("tidal.native");
-  private final AppenderSkeleton appender = new AppenderSkeleton() {
-    @Override
-    protected void append(LoggingEvent event) {
-      lines.add(event.getLoggerName() + " " + event.getLevel() + " "
-          + event.getRenderedMessage());
-    }
+  private final AppenderSkeleton appender =
+      new AppenderSkeleton() {
+        @Override
+        protected void append(LoggingEvent event) {
+          lines.add(
+              event.getLoggerName() + " " + event.getLevel() + " " + event.getRenderedMessage());
+        }
 
-    @Override
-    public void close() {}
+        @Override
+        public void close() {}
 
-    @Override
-    public boolean requiresLayout() {
-      return false;
-    }
-  };
+        @Override
+        public boolean requiresLayout() {
+          return false;
+        }
+      };
 
   NativeLogCapture() {
     logger.addAppender(appender);
@@ -38,19 +39,21 @@ final class NativeLogCapture implements Closeable {
 
   /** Waits until one recorded line contains every fragment. */
   void await(String what, final String... fragments) throws Exception {
-    TidalTestSupport.waitFor(what, new Callable<Boolean>() {
-      @Override
-      public Boolean call() {
-        synchronized (lines) {
-          for (String line : lines) {
-            if (containsAll(line, fragments)) {
-              return true;
+    TidalTestSupport.waitFor(
+        what,
+        new Callable<Boolean>() {
+          @Override
+          public Boolean call() {
+            synchronized (lines) {
+              for (String line : lines) {
+                if (containsAll(line, fragments)) {
+                  return true;
+                }
+              }
+              return false;
             }
           }
-          return false;
-        }
-      }
-    });
+        });
   }
 
   private static boolean containsAll(String line, String[] fragments) {

@@ -38,36 +38,45 @@ import org.junit.rules.TemporaryFolder;
  */
 public class TestTidalBopfDeclaration {
   private static final int NODES = 2;
+
   /** Slots of 1 GB / 1 vcore per node. */
   private static final int SLOTS = 8;
+
   /**
-   * The LQ's declared vcore-seconds (and as many GB-seconds), due within 1 s: a guaranteed rate
-   * of the whole cluster, so within its declaration the LQ comes first on every freed slot.
+   * The LQ's declared vcore-seconds (and as many GB-seconds), due within 1 s: a guaranteed rate of
+   * the whole cluster, so within its declaration the LQ comes first on every freed slot.
    */
   private static final int DECLARED = NODES * SLOTS;
+
   /**
    * The nodes heartbeat in turn, one every tick, and a container runs until its node's next
    * heartbeat (as in the core test): at least NODES ticks of the wall clock the shim feeds the
    * core.
    */
   private static final long TICK_MS = 50;
+
   /** A run stops after the round in which this many were handed out beyond the declaration. */
   private static final int BEYOND_GRANTS = 48;
+
   /** DRF would give the TQ half; it must keep most of that. */
   private static final double MIN_TQ_SHARE = 0.4;
+
   /** The core's clock counts whole milliseconds: under 2 ms per container of the run. */
   private static final double CORE_ROUNDING = 0.5;
 
-  private static final String LQ = "<queue name=\"lq\"><type>lq</type>"
-      + "<period-sec>300</period-sec><deadline-sec>1</deadline-sec>"
-      + "<burst-demand><vcores>" + DECLARED + "</vcores>"
-      + "<memory-mb>" + DECLARED * 1024 + "</memory-mb></burst-demand></queue>";
+  private static final String LQ =
+      "<queue name=\"lq\"><type>lq</type>"
+          + "<period-sec>300</period-sec><deadline-sec>1</deadline-sec>"
+          + "<burst-demand><vcores>"
+          + DECLARED
+          + "</vcores>"
+          + "<memory-mb>"
+          + DECLARED * 1024
+          + "</memory-mb></burst-demand></queue>";
 
-  @Rule
-  public TemporaryFolder tmp = new TemporaryFolder();
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
-  @Rule
-  public final MockRmRule rms = new MockRmRule();
+  @Rule public final MockRmRule rms = new MockRmRule();
 
   private MockRM rm;
 
@@ -79,11 +88,14 @@ public class TestTidalBopfDeclaration {
     assertEquals("the TQ got a slot within the LQ's declaration: " + bopf, 0, bopf.tqWithin);
     // Every heartbeat frees slots, so the TQ's first one must come at the first heartbeat past
     // the declaration, by the test's bounds too.
-    assertTrue("the LQ kept priority beyond its declaration: " + bopf,
+    assertTrue(
+        "the LQ kept priority beyond its declaration: " + bopf,
         bopf.atLeastBeforeFirstTq < DECLARED + CORE_ROUNDING);
-    assertTrue("the LQ got less than its declaration first: " + bopf,
+    assertTrue(
+        "the LQ got less than its declaration first: " + bopf,
         bopf.atMostAtFirstTq > DECLARED - CORE_ROUNDING);
-    assertTrue("the TQ was not protected beyond the declaration: " + bopf,
+    assertTrue(
+        "the TQ was not protected beyond the declaration: " + bopf,
         bopf.tqShareBeyond() >= MIN_TQ_SHARE);
   }
 
@@ -97,15 +109,21 @@ public class TestTidalBopfDeclaration {
   /** What one run observed; "used" is the LQ's consumption in vcore-seconds, AM included. */
   private static final class Outcome {
     String lqClass;
+
     /** Containers handed out at heartbeats that left the LQ's burst within its declaration. */
     int tqWithin;
+
     int lqWithin;
+
     /** At the heartbeat that gave the TQ its first slot after the LQ asked, and the one before. */
     double coreUsedAtFirstTq = Double.NaN;
+
     double atMostAtFirstTq = Double.NaN;
     double atLeastBeforeFirstTq = Double.NaN;
+
     /** Containers handed out beyond the declaration while the LQ was still asking. */
     int tqBeyond;
+
     int lqBeyond;
 
     double tqShareBeyond() {
@@ -114,18 +132,27 @@ public class TestTidalBopfDeclaration {
 
     @Override
     public String toString() {
-      return String.format("LQ class %s; within the declaration: TQ %d, LQ %d containers; LQ "
-          + "used %.1f (core), at most %.1f vcore-s of %d at the TQ's first slot, at least %.1f "
-          + "one heartbeat before; beyond: TQ %d, LQ %d containers, TQ share %.2f", lqClass,
-          tqWithin, lqWithin, coreUsedAtFirstTq, atMostAtFirstTq, DECLARED,
-          atLeastBeforeFirstTq, tqBeyond, lqBeyond, tqShareBeyond());
+      return String.format(
+          "LQ class %s; within the declaration: TQ %d, LQ %d containers; LQ "
+              + "used %.1f (core), at most %.1f vcore-s of %d at the TQ's first slot, at least %.1f "
+              + "one heartbeat before; beyond: TQ %d, LQ %d containers, TQ share %.2f",
+          lqClass,
+          tqWithin,
+          lqWithin,
+          coreUsedAtFirstTq,
+          atMostAtFirstTq,
+          DECLARED,
+          atLeastBeforeFirstTq,
+          tqBeyond,
+          lqBeyond,
+          tqShareBeyond());
     }
   }
 
   /**
-   * A container and the times around the heartbeats that started and ended it. The core reads
-   * its clock in between, so the inner times bound the consumption it counts from below and the
-   * outer ones from above, whatever the scheduler's latency.
+   * A container and the times around the heartbeats that started and ended it. The core reads its
+   * clock in between, so the inner times bound the consumption it counts from below and the outer
+   * ones from above, whatever the scheduler's latency.
    */
   private static final class Held {
     final Container container;
@@ -207,10 +234,10 @@ public class TestTidalBopfDeclaration {
   }
 
   /**
-   * Heartbeats {@code node}, reporting the tenants' containers on it as completed, and waits
-   * until the scheduler has handled it: the completed containers are gone and the node is full
-   * again (the TQ always asks), so the AMs can collect all it started. Returns the time by which
-   * it was handled.
+   * Heartbeats {@code node}, reporting the tenants' containers on it as completed, and waits until
+   * the scheduler has handled it: the completed containers are gone and the node is full again (the
+   * TQ always asks), so the AMs can collect all it started. Returns the time by which it was
+   * handled.
    */
   private long heartbeat(MockNM node, long after, Tenant... tenants) throws Exception {
     List<Held> ending = new ArrayList<Held>();
@@ -224,19 +251,23 @@ public class TestTidalBopfDeclaration {
       if (!statuses.containsKey(app)) {
         statuses.put(app, new ArrayList<ContainerStatus>());
       }
-      statuses.get(app).add(ContainerStatus.newInstance(h.container.getId(),
-          ContainerState.COMPLETE, "done", 0));
+      statuses
+          .get(app)
+          .add(
+              ContainerStatus.newInstance(h.container.getId(), ContainerState.COMPLETE, "done", 0));
     }
     node.nodeHeartbeat(statuses, true);
     TidalScheduler scheduler = rms.scheduler();
-    waitFor("the heartbeat of " + node.getNodeId(), () -> {
-      for (Held h : ending) {
-        if (scheduler.getRMContainer(h.container.getId()) != null) {
-          return false;
-        }
-      }
-      return scheduler.getNodeReport(node.getNodeId()).getNumContainers() == SLOTS;
-    });
+    waitFor(
+        "the heartbeat of " + node.getNodeId(),
+        () -> {
+          for (Held h : ending) {
+            if (scheduler.getRMContainer(h.container.getId()) != null) {
+              return false;
+            }
+          }
+          return scheduler.getNodeReport(node.getNodeId()).getNumContainers() == SLOTS;
+        });
     long by = System.nanoTime();
     for (Held h : ending) {
       h.endedBy = by;
@@ -252,8 +283,8 @@ public class TestTidalBopfDeclaration {
    */
   private Outcome overDeclaredBurst(String policy) throws Exception {
     File allocation = tmp.newFile("queues.xml");
-    write(allocation, "<tidal><policy>" + policy + "</policy><queue name=\"tq\"/>" + LQ
-        + "</tidal>");
+    write(
+        allocation, "<tidal><policy>" + policy + "</policy><queue name=\"tq\"/>" + LQ + "</tidal>");
     rm = rms.start(conf(allocation));
     MockNM[] nodes = new MockNM[NODES];
     for (int i = 0; i < NODES; i++) {
@@ -267,7 +298,10 @@ public class TestTidalBopfDeclaration {
     tq.am.allocate(ResourceRequest.ANY, 1024, 100000, new ArrayList<ContainerId>());
     tq.started(awaitContainers(tq.am, NODES * SLOTS - 2, nodes), fill, System.nanoTime());
     // Each container runs at least NODES ticks: this asks at least four times the declaration.
-    lq.am.allocate(ResourceRequest.ANY, 1024, (int) (4 * DECLARED * 1000 / (NODES * TICK_MS)),
+    lq.am.allocate(
+        ResourceRequest.ANY,
+        1024,
+        (int) (4 * DECLARED * 1000 / (NODES * TICK_MS)),
         new ArrayList<ContainerId>());
 
     Outcome outcome = new Outcome();
@@ -301,7 +335,8 @@ public class TestTidalBopfDeclaration {
           outcome.atMostAtFirstTq = lq.usedAtMost(by);
           outcome.atLeastBeforeFirstTq = atLeastBefore;
         }
-        assertTrue("the LQ ran out of asks: " + outcome,
+        assertTrue(
+            "the LQ ran out of asks: " + outcome,
             status.path("pending_containers").getLongValue() > 0);
         if (beyond) {
           outcome.tqBeyond += tqGot;

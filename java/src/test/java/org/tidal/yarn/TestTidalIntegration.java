@@ -5,10 +5,10 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 import static org.tidal.yarn.TidalTestSupport.QUEUES_AB;
 import static org.tidal.yarn.TidalTestSupport.conf;
-import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.ServerSocket;
@@ -16,18 +16,17 @@ import java.net.URL;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.codehaus.jackson.JsonNode;
+import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /** Start-up, configuration, logging and web UI behaviour of the scheduler inside an RM. */
 public class TestTidalIntegration {
-  @Rule
-  public TemporaryFolder tmp = new TemporaryFolder();
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
-  @Rule
-  public final MockRmRule rms = new MockRmRule();
-
+  @Rule public final MockRmRule rms = new MockRmRule();
 
   @Test(timeout = 120000)
   public void schedulerPagesOfTheWebUiRender() throws Exception {
@@ -46,22 +45,28 @@ public class TestTidalIntegration {
     assertTrue(page, page.contains("root"));
     String overview = get(base + "/cluster");
     assertTrue(overview.contains("Scheduler Metrics"));
-    String rest = get(base + "/ws/v1/cluster/scheduler");
-    assertTrue(rest, rest.contains("\"minQueueMemoryCapacity\":1024"));
-    assertTrue(rest, rest.contains("\"numNodes\":1"));
+    JsonNode info =
+        new ObjectMapper()
+            .readTree(get(base + "/ws/v1/cluster/scheduler"))
+            .path("scheduler")
+            .path("schedulerInfo");
+    assertEquals(info.toString(), 1024, info.path("minQueueMemoryCapacity").getIntValue());
+    assertEquals(info.toString(), 1, info.path("numNodes").getIntValue());
   }
 
   @Test(timeout = 120000)
-  public void defaultAllocationFileComesFromTheClasspathAndNativeLogsReachLog4j()
-      throws Exception {
+  public void defaultAllocationFileComesFromTheClasspathAndNativeLogsReachLog4j() throws Exception {
     NativeLogCapture nativeLog = new NativeLogCapture();
     try {
       rms.start(conf(null));
       TidalScheduler scheduler = rms.scheduler();
-      assertEquals("root.classpath", scheduler.getQueueInfo("classpath", false, false)
-          .getQueueName());
-      nativeLog.await("the core's start-up record in log4j", NativeLogPump.LOGGER_PREFIX,
-          " INFO ", "scheduler created");
+      assertEquals(
+          "root.classpath", scheduler.getQueueInfo("classpath", false, false).getQueueName());
+      nativeLog.await(
+          "the core's start-up record in log4j",
+          NativeLogPump.LOGGER_PREFIX,
+          " INFO ",
+          "scheduler created");
     } finally {
       nativeLog.close();
     }
@@ -70,23 +75,36 @@ public class TestTidalIntegration {
   @Test(timeout = 60000)
   public void invalidAllocationFileStopsStartupWithTheCoreMessage() throws Exception {
     File allocation = tmp.newFile("broken.xml");
-    write(allocation, "<tidal><policy>drf</policy><queue name=\"a\"><weight>x</weight></queue>"
-        + "</tidal>");
+    write(
+        allocation,
+        "<tidal><policy>drf</policy><queue name=\"a\"><weight>x</weight></queue></tidal>");
     try {
       new MockRM(conf(allocation));
       fail("an invalid allocation file must stop the scheduler from starting");
     } catch (Exception e) {
-      String message = String.valueOf(e.getMessage());
-      assertTrue(message, message.contains("Invalid Tidal queue allocation file"));
-      assertTrue(message, message.contains(allocation.getPath()));
+      // The scheduler's IOException names the file, around the core's refusal.
+      IOException failure = ioCause(e);
+      assertTrue(failure.getMessage(), failure.getMessage().contains(allocation.getPath()));
+      assertTrue(String.valueOf(failure.getCause()), failure.getCause() instanceof TidalException);
     }
     File missing = new File(tmp.getRoot(), "missing.xml");
     try {
       new MockRM(conf(missing));
       fail("a missing allocation file must stop the scheduler from starting");
     } catch (Exception e) {
-      assertTrue(e.getMessage(), e.getMessage().contains(missing.getPath()));
+      IOException failure = ioCause(e);
+      assertTrue(failure.getMessage(), failure.getMessage().contains(missing.getPath()));
     }
+  }
+
+  /** The IOException among the causes of a failed start-up. */
+  private static IOException ioCause(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof IOException) {
+        return (IOException) cause;
+      }
+    }
+    throw new AssertionError("no IOException among the causes of " + e, e);
   }
 
   @Test(timeout = 60000)
@@ -107,9 +125,15 @@ public class TestTidalIntegration {
 
   private static String probe(String property) throws Exception {
     File java = new File(System.getProperty("java.home"), "bin/java");
-    Process process = new ProcessBuilder(java.getPath(), property, "-cp",
-        System.getProperty("java.class.path"), NativeLoaderProbe.class.getName())
-        .redirectErrorStream(true).start();
+    Process process =
+        new ProcessBuilder(
+                java.getPath(),
+                property,
+                "-cp",
+                System.getProperty("java.class.path"),
+                NativeLoaderProbe.class.getName())
+            .redirectErrorStream(true)
+            .start();
     String out = Streams.readUtf8(process.getInputStream()).trim();
     assertEquals(out, 0, process.waitFor());
     return out;
@@ -138,5 +162,4 @@ public class TestTidalIntegration {
       connection.disconnect();
     }
   }
-
 }

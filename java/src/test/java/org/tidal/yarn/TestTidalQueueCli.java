@@ -27,11 +27,9 @@ import org.tidal.yarn.cli.TidalQueueCli;
 
 /** The queue CLI against a running MockRM's endpoint. */
 public class TestTidalQueueCli {
-  @Rule
-  public TemporaryFolder tmp = new TemporaryFolder();
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
-  @Rule
-  public final MockRmRule rms = new MockRmRule();
+  @Rule public final MockRmRule rms = new MockRmRule();
 
   private YarnConfiguration clientConf;
 
@@ -59,29 +57,34 @@ public class TestTidalQueueCli {
     clientConf = new YarnConfiguration();
     clientConf.set(TidalScheduler.REST_ADDRESS, "0.0.0.0:" + port);
     clientConf.set(YarnConfiguration.RM_HOSTNAME, "127.0.0.1");
-    waitFor("admission against the node's capacity", new Callable<Boolean>() {
-      @Override
-      public Boolean call() throws Exception {
-        return !cli("alice", "-list").out.contains("provisional")
-            && cli("alice", "-status", "etl").out.contains("safety condition");
-      }
-    });
+    waitFor(
+        "admission against the node's capacity",
+        new Callable<Boolean>() {
+          @Override
+          public Boolean call() throws Exception {
+            return !cli("alice", "-list").out.contains("provisional")
+                && cli("alice", "-status", "etl").out.contains("safety condition");
+          }
+        });
   }
 
   private Run cli(String user, final String... args) throws Exception {
     final Run run = new Run();
     final ByteArrayOutputStream out = new ByteArrayOutputStream();
     final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    UserGroupInformation.createRemoteUser(user).doAs(new PrivilegedExceptionAction<Void>() {
-      @Override
-      public Void run() throws Exception {
-        TidalQueueCli cli = new TidalQueueCli(new PrintStream(out, true, "UTF-8"),
-            new PrintStream(err, true, "UTF-8"));
-        cli.setConf(clientConf);
-        run.code = cli.run(args);
-        return null;
-      }
-    });
+    UserGroupInformation.createRemoteUser(user)
+        .doAs(
+            new PrivilegedExceptionAction<Void>() {
+              @Override
+              public Void run() throws Exception {
+                TidalQueueCli cli =
+                    new TidalQueueCli(
+                        new PrintStream(out, true, "UTF-8"), new PrintStream(err, true, "UTF-8"));
+                cli.setConf(clientConf);
+                run.code = cli.run(args);
+                return null;
+              }
+            });
     run.out = new String(out.toByteArray(), StandardCharsets.UTF_8);
     run.err = new String(err.toByteArray(), StandardCharsets.UTF_8);
     return run;
@@ -94,7 +97,8 @@ public class TestTidalQueueCli {
 
     Run register = cli("alice", "-register", xml.getPath());
     assertEquals(register.toString(), 0, register.code);
-    assertTrue(register.toString(), register.out.contains("Queue root.adhoc registered: class hard"));
+    assertTrue(
+        register.toString(), register.out.contains("Queue root.adhoc registered: class hard"));
     assertTrue(register.toString(), register.out.contains("Reason: "));
 
     Run list = cli("bob", "-list");
@@ -106,16 +110,20 @@ public class TestTidalQueueCli {
         adhocRow = line;
       }
     }
-    assertTrue(list.out, adhocRow != null && Arrays.asList(adhocRow.trim().split(" +"))
-        .containsAll(Arrays.asList("lq", "hard", "alice", "idle")));
+    assertTrue(
+        list.out,
+        adhocRow != null
+            && Arrays.asList(adhocRow.trim().split(" +"))
+                .containsAll(Arrays.asList("lq", "hard", "alice", "idle")));
 
     Run status = cli("bob", "-status", "adhoc");
     assertEquals(status.toString(), 0, status.code);
     assertTrue(status.out, status.out.contains("Queue:             root.adhoc"));
     assertTrue(status.out, status.out.contains("Class:             hard"));
     assertTrue(status.out, status.out.contains("Guarantee:         20480 MB, 20 vcores"));
-    assertTrue(status.out, status.out.contains("Burst consumed:    0 of 204800 MB-s, 0 of 200"
-        + " vcore-s"));
+    assertTrue(
+        status.out,
+        status.out.contains("Burst consumed:    0 of 204800 MB-s, 0 of 200" + " vcore-s"));
 
     Run again = cli("alice", "-register", xml.getPath());
     assertEquals(again.toString(), 1, again.code);
@@ -123,8 +131,10 @@ public class TestTidalQueueCli {
 
     Run bob = cli("bob", "-unregister", "adhoc");
     assertEquals(bob.toString(), 1, bob.code);
-    assertTrue(bob.err, bob.err.contains("HTTP 403")
-        && bob.err.contains("user 'bob' may not change queue 'root.adhoc'"));
+    assertTrue(
+        bob.err,
+        bob.err.contains("HTTP 403")
+            && bob.err.contains("user 'bob' may not change queue 'root.adhoc'"));
 
     Run alice = cli("alice", "-unregister", "adhoc");
     assertEquals(alice.toString(), 0, alice.code);
@@ -157,8 +167,10 @@ public class TestTidalQueueCli {
     clientConf.set(TidalScheduler.REST_ADDRESS, "127.0.0.1:" + closedPort);
     Run unreachable = cli("alice", "-list");
     assertEquals(1, unreachable.code);
-    assertTrue(unreachable.err, unreachable.err.contains("cannot reach the Tidal REST endpoint"
-        + " at http://127.0.0.1:" + closedPort));
+    assertTrue(
+        unreachable.err,
+        unreachable.err.contains(
+            "cannot reach the Tidal REST endpoint" + " at http://127.0.0.1:" + closedPort));
   }
 
   @Test
@@ -172,7 +184,8 @@ public class TestTidalQueueCli {
     conf.set(YarnConfiguration.RM_HA_IDS, "rm1,rm2");
     conf.set(YarnConfiguration.RM_HOSTNAME + ".rm1", "rm1.example.com");
     conf.set(YarnConfiguration.RM_HOSTNAME + ".rm2", "rm2.example.com");
-    assertEquals(Arrays.asList("http://rm1.example.com:9999", "http://rm2.example.com:9999"),
+    assertEquals(
+        Arrays.asList("http://rm1.example.com:9999", "http://rm2.example.com:9999"),
         TidalQueueCli.endpoints(conf));
 
     conf.set(TidalScheduler.REST_ADDRESS, "10.0.0.7:8089");
@@ -180,7 +193,8 @@ public class TestTidalQueueCli {
 
     YarnConfiguration defaults = new YarnConfiguration();
     defaults.unset(YarnConfiguration.RM_HOSTNAME);
-    assertEquals(Arrays.asList("http://localhost:" + TidalScheduler.DEFAULT_REST_PORT),
+    assertEquals(
+        Arrays.asList("http://localhost:" + TidalScheduler.DEFAULT_REST_PORT),
         TidalQueueCli.endpoints(defaults));
   }
 }

@@ -9,11 +9,13 @@ import static org.junit.Assert.fail;
 import static org.tidal.yarn.TidalTestSupport.QUEUES_AB;
 import static org.tidal.yarn.TidalTestSupport.awaitContainers;
 import static org.tidal.yarn.TidalTestSupport.conf;
+import static org.tidal.yarn.TidalTestSupport.heartbeat;
 import static org.tidal.yarn.TidalTestSupport.poll;
 import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
 import java.io.File;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -46,13 +48,16 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
+/**
+ * The scheduler inside a MockRM: containers, queues and failures as YARN's clients and
+ * ApplicationMasters see them. Heartbeats whose outcome is checked are handled on the test's
+ * thread, so each check sees exactly what they did.
+ */
 public class TestTidalScheduler {
-  @Rule
-  public TemporaryFolder tmp = new TemporaryFolder();
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
   private File allocationFile;
-  @Rule
-  public final MockRmRule rms = new MockRmRule();
+  @Rule public final MockRmRule rms = new MockRmRule();
 
   private MockRM rm;
 
@@ -76,8 +81,7 @@ public class TestTidalScheduler {
   }
 
   private int liveContainers(MockAM am) {
-    return scheduler().getSchedulerAppInfo(am.getApplicationAttemptId()).getLiveContainers()
-        .size();
+    return scheduler().getSchedulerAppInfo(am.getApplicationAttemptId()).getLiveContainers().size();
   }
 
   @Test(timeout = 120000)
@@ -111,14 +115,16 @@ public class TestTidalScheduler {
     QueueMetrics root = scheduler().getRootQueueMetrics();
     assertEquals(4, root.getAllocatedContainers());
     assertEquals(1024 + 3 * 2048, root.getAllocatedMB());
-    assertEquals(1024 + 3 * 2048,
-        scheduler().getQueueInfo("a", false, false).getCurrentCapacity() * 8192, 1e-3);
+    assertEquals(
+        1024 + 3 * 2048,
+        scheduler().getQueueInfo("a", false, false).getCurrentCapacity() * 8192,
+        1e-3);
 
     // Nothing is left to give: further heartbeats start nothing new.
     for (int i = 0; i < 3; i++) {
-      nm.nodeHeartbeat(true);
+      heartbeat(rm, nm);
     }
-    Thread.sleep(200);
+    assertEquals(4, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
     assertTrue(poll(am).getAllocatedContainers().isEmpty());
   }
 
@@ -131,15 +137,9 @@ public class TestTidalScheduler {
 
     amA.allocate(ResourceRequest.ANY, 1024, 20, new ArrayList<ContainerId>());
     amB.allocate(ResourceRequest.ANY, 1024, 20, new ArrayList<ContainerId>());
-    final MockNM node = nm;
-    waitFor("the node to fill up", new Callable<Boolean>() {
-      @Override
-      public Boolean call() throws Exception {
-        node.nodeHeartbeat(true);
-        Thread.sleep(50);
-        return scheduler().getNodeReport(node.getNodeId()).getNumContainers() == 12;
-      }
-    });
+    // One heartbeat starts up to ten containers: the ten free slots.
+    heartbeat(rm, nm);
+    assertEquals(12, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
     // Weights 1:2 under DRF: with the AMs counted, a holds 4 and b holds 8 of 12 slots.
     assertEquals(4, liveContainers(amA));
     assertEquals(8, liveContainers(amB));
@@ -153,14 +153,26 @@ public class TestTidalScheduler {
   public void appInUnknownQueueIsRejectedWithTheCoreMessage() throws Exception {
     start(conf(allocationFile));
     rm.registerNode("127.0.0.1:1234", 8192, 8);
-    final RMApp app = rm.submitApp(1024, "lost", "carol", null, false, "nope",
-        YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS, null, null, false);
-    waitFor("the app to fail", new Callable<Boolean>() {
-      @Override
-      public Boolean call() {
-        return app.getState() == RMAppState.FAILED;
-      }
-    });
+    final RMApp app =
+        rm.submitApp(
+            1024,
+            "lost",
+            "carol",
+            null,
+            false,
+            "nope",
+            YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
+            null,
+            null,
+            false);
+    waitFor(
+        "the app to fail",
+        new Callable<Boolean>() {
+          @Override
+          public Boolean call() {
+            return app.getState() == RMAppState.FAILED;
+          }
+        });
     String diagnostics = app.getDiagnostics().toString();
     assertTrue(diagnostics, diagnostics.contains("nope"));
     assertFalse(scheduler().getSchedulerApplications().containsKey(app.getApplicationId()));
@@ -178,29 +190,31 @@ public class TestTidalScheduler {
     // The node is full: one more container waits.
     am.allocate(ResourceRequest.ANY, 1024, 1, new ArrayList<ContainerId>());
     for (int i = 0; i < 5; i++) {
-      nm.nodeHeartbeat(true);
-      Thread.sleep(50);
+      heartbeat(rm, nm);
       assertTrue(poll(am).getAllocatedContainers().isEmpty());
     }
+    assertEquals(4, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
 
     Container released = first.get(0);
     List<ContainerId> release = new ArrayList<ContainerId>();
     release.add(released.getId());
     List<ContainerStatus> completed = new ArrayList<ContainerStatus>();
-    completed.addAll(am.allocate(new ArrayList<ResourceRequest>(), release)
-        .getCompletedContainersStatuses());
+    completed.addAll(
+        am.allocate(new ArrayList<ResourceRequest>(), release).getCompletedContainersStatuses());
     assertEquals(3072, scheduler().getNodeReport(nm.getNodeId()).getUsedResource().getMemory());
 
     List<Container> second = awaitContainers(am, 1, completed, nm);
     final MockAM master = am;
     final List<ContainerStatus> statuses = completed;
-    waitFor("the release to be reported", new Callable<Boolean>() {
-      @Override
-      public Boolean call() throws Exception {
-        statuses.addAll(poll(master).getCompletedContainersStatuses());
-        return !statuses.isEmpty();
-      }
-    });
+    waitFor(
+        "the release to be reported",
+        new Callable<Boolean>() {
+          @Override
+          public Boolean call() throws Exception {
+            statuses.addAll(poll(master).getCompletedContainersStatuses());
+            return !statuses.isEmpty();
+          }
+        });
     assertEquals(nm.getNodeId(), second.get(0).getNodeId());
     assertFalse(released.getId().equals(second.get(0).getId()));
     boolean reported = false;
@@ -223,8 +237,8 @@ public class TestTidalScheduler {
     Container task = awaitContainers(am, 1, nm).get(0);
 
     // The second task fits only once the first one's completion reaches the scheduler.
-    nm.nodeHeartbeat(am.getApplicationAttemptId(), task.getId().getContainerId(),
-        ContainerState.COMPLETE);
+    nm.nodeHeartbeat(
+        am.getApplicationAttemptId(), task.getId().getContainerId(), ContainerState.COMPLETE);
     Container next = awaitContainers(am, 1, nm).get(0);
     assertFalse(task.getId().equals(next.getId()));
     assertEquals(2, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
@@ -233,19 +247,14 @@ public class TestTidalScheduler {
   @Test(timeout = 120000)
   public void expiredContainerIsFreedInTheCore() throws Exception {
     start(conf(allocationFile));
-    final MockNM nm = rm.registerNode("127.0.0.1:1234", 2048, 2);
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 2048, 2);
     MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
     am.allocate(ResourceRequest.ANY, 1024, 1, new ArrayList<ContainerId>());
     Container never = awaitContainers(am, 1, nm).get(0);
 
     // The AM never starts it; the RM's allocation expirer gives the scheduler this event.
     rm.getResourceScheduler().handle(new ContainerExpiredSchedulerEvent(never.getId()));
-    waitFor("the expired container to leave the node", new Callable<Boolean>() {
-      @Override
-      public Boolean call() {
-        return scheduler().getNodeReport(nm.getNodeId()).getNumContainers() == 1;
-      }
-    });
+    assertEquals(1, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
     // Only if the core freed it too does the node have room for a replacement.
     am.allocate(ResourceRequest.ANY, 1024, 1, new ArrayList<ContainerId>());
     Container replacement = awaitContainers(am, 1, nm).get(0);
@@ -257,20 +266,14 @@ public class TestTidalScheduler {
     YarnConfiguration conf = conf(allocationFile);
     conf.setInt(TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT, 2);
     start(conf);
-    final MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
     MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
     am.allocate(ResourceRequest.ANY, 1024, 5, new ArrayList<ContainerId>());
 
-    nm.nodeHeartbeat(true);
-    waitFor("the heartbeat to be scheduled", new Callable<Boolean>() {
-      @Override
-      public Boolean call() {
-        return scheduler().getNodeReport(nm.getNodeId()).getNumContainers() > 1;
-      }
-    });
-    Thread.sleep(300);
+    heartbeat(rm, nm);
     assertEquals(1 + 2, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
-    assertEquals(5, awaitContainers(am, 5, nm).size());
+    assertEquals(2, poll(am).getAllocatedContainers().size());
+    assertEquals(3, awaitContainers(am, 3, nm).size());
   }
 
   @Test(timeout = 120000)
@@ -286,30 +289,36 @@ public class TestTidalScheduler {
     }
 
     rm.sendNodeLost(nm2);
-    waitFor("the scheduler to drop the node", new Callable<Boolean>() {
-      @Override
-      public Boolean call() {
-        return scheduler().getNumClusterNodes() == 1;
-      }
-    });
+    // The scheduler removes a node under its monitor: holding it, the test sees all or nothing.
+    TidalScheduler scheduler = scheduler();
+    waitFor(
+        "the scheduler to drop the node",
+        () -> {
+          synchronized (scheduler) {
+            return scheduler.getNumClusterNodes() == 1;
+          }
+        });
     assertEquals(4096, scheduler().getClusterResource().getMemory());
     assertEquals(1, liveContainers(am));
 
     final List<ContainerStatus> completed = new ArrayList<ContainerStatus>();
-    completed.addAll(am.allocate(ResourceRequest.ANY, 1024, 3, new ArrayList<ContainerId>())
-        .getCompletedContainersStatuses());
+    completed.addAll(
+        am.allocate(ResourceRequest.ANY, 1024, 3, new ArrayList<ContainerId>())
+            .getCompletedContainersStatuses());
     List<Container> replacements = awaitContainers(am, 3, completed, nm1);
     for (Container container : replacements) {
       assertEquals(nm1.getNodeId(), container.getNodeId());
     }
     final MockAM master = am;
-    waitFor("the lost containers to be reported", new Callable<Boolean>() {
-      @Override
-      public Boolean call() throws Exception {
-        completed.addAll(poll(master).getCompletedContainersStatuses());
-        return completed.size() >= 3;
-      }
-    });
+    waitFor(
+        "the lost containers to be reported",
+        new Callable<Boolean>() {
+          @Override
+          public Boolean call() throws Exception {
+            completed.addAll(poll(master).getCompletedContainersStatuses());
+            return completed.size() >= 3;
+          }
+        });
     Set<ContainerId> lost = new HashSet<ContainerId>();
     for (ContainerStatus status : completed) {
       lost.add(status.getContainerId());
@@ -330,16 +339,25 @@ public class TestTidalScheduler {
       rm.getAdminService().refreshQueues(RefreshQueuesRequest.newInstance());
       fail("a broken allocation file must be refused");
     } catch (YarnException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains("Invalid Tidal queue allocation file"));
+      // The admin service wraps the scheduler's IOException, which names the file, around the
+      // core's refusal.
+      assertTrue(String.valueOf(e.getCause()), e.getCause() instanceof IOException);
+      assertTrue(
+          e.getCause().getMessage(), e.getCause().getMessage().contains(allocationFile.getPath()));
+      assertTrue(
+          String.valueOf(e.getCause().getCause()),
+          e.getCause().getCause() instanceof TidalException);
     }
-    assertEquals(childNames("root.a", "root.b"), childNames(scheduler().getQueueInfo("root",
-        true, false)));
+    assertEquals(
+        childNames("root.a", "root.b"), childNames(scheduler().getQueueInfo("root", true, false)));
     MockRM.launchAndRegisterAM(submit("b", "bob"), rm, nm);
 
-    write(allocationFile, QUEUES_AB.replace("</tidal>",
-        "  <queue name=\"c\"><weight>1</weight></queue>\n</tidal>"));
+    write(
+        allocationFile,
+        QUEUES_AB.replace("</tidal>", "  <queue name=\"c\"><weight>1</weight></queue>\n</tidal>"));
     rm.getAdminService().refreshQueues(RefreshQueuesRequest.newInstance());
-    assertEquals(childNames("root.a", "root.b", "root.c"),
+    assertEquals(
+        childNames("root.a", "root.b", "root.c"),
         childNames(scheduler().getQueueInfo("root", true, false)));
     RMApp inC = submit("c", "carol");
     assertEquals("root.c", inC.getQueue());
@@ -353,8 +371,10 @@ public class TestTidalScheduler {
     RMApp app = submit("a", "alice");
     MockRM.launchAndRegisterAM(app, rm, nm);
 
-    QueueInfo root = rm.getClientRMService().getQueueInfo(
-        GetQueueInfoRequest.newInstance("root", false, true, true)).getQueueInfo();
+    QueueInfo root =
+        rm.getClientRMService()
+            .getQueueInfo(GetQueueInfoRequest.newInstance("root", false, true, true))
+            .getQueueInfo();
     assertEquals("root", root.getQueueName());
     assertEquals(childNames("root.a", "root.b"), childNames(root));
     float shares = 0;
@@ -364,26 +384,32 @@ public class TestTidalScheduler {
     assertTrue("fair shares " + shares, shares > 0.99f && shares < 1.01f);
     assertTrue(root.getCurrentCapacity() > 0);
 
-    QueueInfo a = rm.getClientRMService().getQueueInfo(
-        GetQueueInfoRequest.newInstance("a", true, false, false)).getQueueInfo();
+    QueueInfo a =
+        rm.getClientRMService()
+            .getQueueInfo(GetQueueInfoRequest.newInstance("a", true, false, false))
+            .getQueueInfo();
     assertEquals("root.a", a.getQueueName());
     assertEquals(1, a.getApplications().size());
     assertEquals(app.getApplicationId(), a.getApplications().get(0).getApplicationId());
 
     // As with Hadoop's own schedulers, the client service answers an unknown queue with no info.
-    assertNull(rm.getClientRMService().getQueueInfo(
-        GetQueueInfoRequest.newInstance("nope", false, false, false)).getQueueInfo());
+    assertNull(
+        rm.getClientRMService()
+            .getQueueInfo(GetQueueInfoRequest.newInstance("nope", false, false, false))
+            .getQueueInfo());
     try {
       scheduler().getQueueInfo("nope", false, false);
       fail("unknown queue must be reported");
     } catch (Exception e) {
-      assertTrue(e instanceof java.io.IOException);
-      assertTrue(e.getMessage(), e.getMessage().contains("Unknown queue: nope"));
+      assertTrue(String.valueOf(e), e instanceof IOException);
+      assertTrue(e.getMessage(), e.getMessage().endsWith(": nope"));
     }
 
     Set<String> aclQueues = new HashSet<String>();
-    for (QueueUserACLInfo info : rm.getClientRMService().getQueueUserAcls(
-        GetQueueUserAclsInfoRequest.newInstance()).getUserAclsInfoList()) {
+    for (QueueUserACLInfo info :
+        rm.getClientRMService()
+            .getQueueUserAcls(GetQueueUserAclsInfoRequest.newInstance())
+            .getUserAclsInfoList()) {
       aclQueues.add(info.getQueueName());
     }
     assertEquals(childNames("root", "root.a", "root.b"), aclQueues);
@@ -397,8 +423,9 @@ public class TestTidalScheduler {
       scheduler().moveApplication(app.getApplicationId(), "b");
       fail("moving apps is unsupported");
     } catch (YarnException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains("does not support moving"));
+      assertTrue(e.getMessage(), e.getMessage().contains(app.getApplicationId().toString()));
     }
+    assertEquals("root.a", app.getQueue());
   }
 
   @Test(timeout = 120000)

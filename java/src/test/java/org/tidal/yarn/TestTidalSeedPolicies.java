@@ -1,9 +1,10 @@
 package org.tidal.yarn;
 
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertTrue;
+import static org.tidal.yarn.TidalTestSupport.amRmToken;
 import static org.tidal.yarn.TidalTestSupport.awaitContainers;
 import static org.tidal.yarn.TidalTestSupport.conf;
+import static org.tidal.yarn.TidalTestSupport.heartbeat;
 import static org.tidal.yarn.TidalTestSupport.poll;
 import static org.tidal.yarn.TidalTestSupport.write;
 
@@ -26,15 +27,13 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * The two Spark-seed policies inside a MockRM: UWFQ ordering apps of several users, and
- * speculative slot reservation holding a DAG app's slots across its barrier.
+ * The two Spark-seed policies inside a MockRM: UWFQ ordering apps of several users, and speculative
+ * slot reservation holding a DAG app's slots across its barrier.
  */
 public class TestTidalSeedPolicies {
-  @Rule
-  public TemporaryFolder tmp = new TemporaryFolder();
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
-  @Rule
-  public final MockRmRule rms = new MockRmRule();
+  @Rule public final MockRmRule rms = new MockRmRule();
 
   private MockRM rm;
 
@@ -50,7 +49,8 @@ public class TestTidalSeedPolicies {
   }
 
   private void ask(MockAM am, int priority, int containers) throws Exception {
-    am.allocate(Collections.singletonList(am.createResourceReq("*", 1024, priority, containers)),
+    am.allocate(
+        Collections.singletonList(am.createResourceReq("*", 1024, priority, containers)),
         new ArrayList<ContainerId>());
   }
 
@@ -63,16 +63,17 @@ public class TestTidalSeedPolicies {
   }
 
   /**
-   * Three apps of a heavy user are submitted before one app of a light user, each asking for
-   * three containers, with six slots free. UWFQ gives each user half the cluster in virtual
-   * time: the heavy user's first job and the light user's job finish first there (a tie the
-   * earlier job wins), so they get the six slots. FIFO would give them to the heavy user's
-   * first two jobs; job-level fairness would split them four ways.
+   * Three apps of a heavy user are submitted before one app of a light user, each asking for three
+   * containers, with six slots free. UWFQ gives each user half the cluster in virtual time: the
+   * heavy user's first job and the light user's job finish first there (a tie the earlier job
+   * wins), so they get the six slots. FIFO would give them to the heavy user's first two jobs;
+   * job-level fairness would split them four ways.
    */
   @Test(timeout = 120000)
   public void uwfqServesTheLightUsersJobBeforeTheHeavyUsersBacklog() throws Exception {
-    start("<tidal><policy>drf</policy><app-policy>uwfq</app-policy>"
-        + "<queue name=\"shared\"/></tidal>");
+    start(
+        "<tidal><policy>drf</policy><app-policy>uwfq</app-policy>"
+            + "<queue name=\"shared\"/></tidal>");
     MockNM nm = rm.registerNode("127.0.0.1:1234", 10 * 1024, 10);
     List<MockAM> heavy = new ArrayList<MockAM>();
     for (int i = 0; i < 3; i++) {
@@ -85,43 +86,45 @@ public class TestTidalSeedPolicies {
     ask(light, 1, 3);
     assertEquals(3, awaitContainers(light, 3, nm).size());
     assertEquals(3, awaitContainers(heavy.get(0), 3, nm).size());
+    // The six slots are taken; whatever the later jobs had been given would be theirs to pull.
+    heartbeat(rm, nm);
+    assertEquals(10, rms.scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
     List<Integer> backlog = new ArrayList<Integer>();
     for (MockAM am : heavy.subList(1, 3)) {
-      backlog.add(awaitOrNone(am));
+      backlog.add(poll(am).getAllocatedContainers().size());
     }
     assertEquals("the heavy user's later jobs wait", Arrays.asList(0, 0), backlog);
     assertEquals("uwfq", status("").path("app_policy").getTextValue());
   }
 
-  /** Containers the AM holds after polling twice (none expected for a heavy-user app). */
-  private int awaitOrNone(MockAM am) throws Exception {
-    int n = poll(am).getAllocatedContainers().size();
-    Thread.sleep(100);
-    return n + poll(am).getAllocatedContainers().size();
-  }
-
   /**
-   * A hinted DAG app of a reserving queue finishes its four map containers: its reduce stage
-   * has two tasks, so Algorithm 1 releases two slots (the other queue's app takes them) and
-   * holds two. The other app, still asking, gets no more; the reducers land on the held slots.
+   * A hinted DAG app of a reserving queue finishes its four map containers: its reduce stage has
+   * two tasks, so Algorithm 1 releases two slots (the other queue's app takes them) and holds two.
+   * The other app, still asking, gets no more; the reducers land on the held slots.
    */
   @Test(timeout = 120000)
   public void aReservingAppKeepsItsSlotsAcrossTheBarrier() throws Exception {
-    start("<tidal><policy>drf</policy>"
-        + "<queue name=\"fg\"><slot-reservation isolation-probability=\"1\"/></queue>"
-        + "<queue name=\"bg\"/></tidal>");
+    start(
+        "<tidal><policy>drf</policy>"
+            + "<queue name=\"fg\"><slot-reservation isolation-probability=\"1\"/></queue>"
+            + "<queue name=\"bg\"/></tidal>");
     MockNM nm = rm.registerNode("127.0.0.1:1234", 8 * 1024, 8);
     MockAM fg = launch("alice", "fg", nm);
     MockAM bg = launch("bob", "bg", nm);
-    String dag = "{\"version\":1,\"stages\":["
-        + "{\"id\":\"map\",\"tasks\":4,\"demand\":{\"memory_mb\":1024,\"vcores\":1},"
-        + "\"duration_ms\":1000,\"priorities\":[20]},"
-        + "{\"id\":\"reduce\",\"tasks\":2,\"demand\":{\"memory_mb\":1024,\"vcores\":1},"
-        + "\"duration_ms\":1000,\"parents\":[\"map\"],\"priorities\":[21]}]}";
-    TidalScheduler scheduler = rms.scheduler();
+    String dag =
+        "{\"version\":1,\"stages\":["
+            + "{\"id\":\"map\",\"tasks\":4,\"demand\":{\"memory_mb\":1024,\"vcores\":1},"
+            + "\"duration_ms\":1000,\"priorities\":[20]},"
+            + "{\"id\":\"reduce\",\"tasks\":2,\"demand\":{\"memory_mb\":1024,\"vcores\":1},"
+            + "\"duration_ms\":1000,\"parents\":[\"map\"],\"priorities\":[21]}]}";
     ApplicationAttemptId attempt = fg.getApplicationAttemptId();
-    String reply = scheduler.setHints(attempt, dag);
-    assertTrue(reply, reply.contains("\"stages\":2"));
+    HttpCall hints =
+        HttpCall.request("PUT", rms.restBase() + "/apps/" + attempt.getApplicationId() + "/hints")
+            .header(HintsResource.TOKEN_HEADER, amRmToken(rm, fg))
+            .body("application/json", dag)
+            .send();
+    assertEquals(hints.toString(), 200, hints.status);
+    assertEquals(2, hints.json().path("stages").getIntValue());
 
     ask(fg, 20, 4);
     List<Container> maps = awaitContainers(fg, 4, nm);
@@ -133,8 +136,8 @@ public class TestTidalSeedPolicies {
     }
     // Two of the four freed slots go to bg, two stay held for fg.
     assertEquals(2, awaitContainers(bg, 2, nm).size());
-    nm.nodeHeartbeat(true);
-    nm.nodeHeartbeat(true);
+    heartbeat(rm, nm);
+    heartbeat(rm, nm);
     assertEquals("bg got a held slot", 0, poll(bg).getAllocatedContainers().size());
     JsonNode reservations = status("/fg").path("reservations");
     assertEquals(reservations.toString(), 1, reservations.size());

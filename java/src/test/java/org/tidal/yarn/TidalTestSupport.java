@@ -9,12 +9,17 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.security.token.Token;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
-import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
@@ -22,15 +27,18 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 
 /** Helpers shared by the MockRM-based tests. */
 final class TidalTestSupport {
-  static final String QUEUES_AB = "<tidal>\n"
-      + "  <policy>drf</policy>\n"
-      + "  <queue name=\"a\"><weight>1</weight></queue>\n"
-      + "  <queue name=\"b\"><weight>2</weight></queue>\n"
-      + "</tidal>\n";
+  static final String QUEUES_AB =
+      "<tidal>\n"
+          + "  <policy>drf</policy>\n"
+          + "  <queue name=\"a\"><weight>1</weight></queue>\n"
+          + "  <queue name=\"b\"><weight>2</weight></queue>\n"
+          + "</tidal>\n";
 
   static final long TIMEOUT_MS = 30000;
 
@@ -43,8 +51,7 @@ final class TidalTestSupport {
   /** A configuration selecting TidalScheduler with the given allocation file (null: default). */
   static YarnConfiguration conf(File allocationFile) {
     YarnConfiguration conf = new YarnConfiguration();
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, TidalScheduler.class,
-        ResourceScheduler.class);
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, TidalScheduler.class, ResourceScheduler.class);
     if (allocationFile != null) {
       conf.set(TidalScheduler.ALLOCATION_FILE, allocationFile.getAbsolutePath());
     }
@@ -66,23 +73,38 @@ final class TidalTestSupport {
   }
 
   /**
-   * Submits an app with a 1 GB AM to {@code queue} and launches and registers the AM on
-   * {@code nm}, as MockRM's submitApp and launchAndRegisterAM do but polling for each state
-   * instead of their fixed sleeps (seconds per app in Hadoop 2.7).
+   * Submits an app with a 1 GB AM to {@code queue} and launches and registers the AM on {@code nm},
+   * as MockRM's submitApp and launchAndRegisterAM do but polling for each state instead of their
+   * fixed sleeps (seconds per app in Hadoop 2.7).
    */
   static MockAM launchAm(MockRM rm, String queue, String user, MockNM nm) throws Exception {
-    RMApp app = rm.submitApp(1024, "app-" + user, user, null, false, queue,
-        YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS, null, null, false);
-    waitFor("the AM request of " + app.getApplicationId(),
-        () -> app.getCurrentAppAttempt() != null
-            && app.getCurrentAppAttempt().getAppAttemptState() == RMAppAttemptState.SCHEDULED);
+    RMApp app =
+        rm.submitApp(
+            1024,
+            "app-" + user,
+            user,
+            null,
+            false,
+            queue,
+            YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
+            null,
+            null,
+            false);
+    waitFor(
+        "the AM request of " + app.getApplicationId(),
+        () ->
+            app.getCurrentAppAttempt() != null
+                && app.getCurrentAppAttempt().getAppAttemptState() == RMAppAttemptState.SCHEDULED);
     RMAppAttempt attempt = app.getCurrentAppAttempt();
-    waitFor("the AM container of " + app.getApplicationId(), () -> {
-      nm.nodeHeartbeat(true);
-      return attempt.getAppAttemptState() == RMAppAttemptState.ALLOCATED;
-    });
+    waitFor(
+        "the AM container of " + app.getApplicationId(),
+        () -> {
+          nm.nodeHeartbeat(true);
+          return attempt.getAppAttemptState() == RMAppAttemptState.ALLOCATED;
+        });
     MockAM am = rm.sendAMLaunched(attempt.getAppAttemptId());
-    waitFor("the AM launch of " + app.getApplicationId(),
+    waitFor(
+        "the AM launch of " + app.getApplicationId(),
         () -> attempt.getAppAttemptState() == RMAppAttemptState.LAUNCHED);
     am.registerAppAttempt();
     waitFor(app.getApplicationId() + " to run", () -> app.getState() == RMAppState.RUNNING);
@@ -90,8 +112,8 @@ final class TidalTestSupport {
   }
 
   /** Heartbeats the nodes and polls the AM until it holds {@code count} new containers. */
-  static List<Container> awaitContainers(MockAM am, int count, List<ContainerStatus> completed,
-      MockNM... nodes) throws Exception {
+  static List<Container> awaitContainers(
+      MockAM am, int count, List<ContainerStatus> completed, MockNM... nodes) throws Exception {
     List<Container> got = new ArrayList<Container>();
     long deadline = System.currentTimeMillis() + TIMEOUT_MS;
     while (got.size() < count) {
@@ -111,21 +133,42 @@ final class TidalTestSupport {
     return got;
   }
 
-  static List<Container> awaitContainers(MockAM am, int count, MockNM... nodes)
-      throws Exception {
+  static List<Container> awaitContainers(MockAM am, int count, MockNM... nodes) throws Exception {
     return awaitContainers(am, count, null, nodes);
+  }
+
+  /**
+   * One node heartbeat handled on the calling thread, as Hadoop's own scheduler tests drive theirs:
+   * when it returns, the scheduler has decided what the node starts.
+   */
+  static void heartbeat(MockRM rm, MockNM nm) {
+    RMNode node = rm.getRMContext().getRMNodes().get(nm.getNodeId());
+    rm.getResourceScheduler().handle(new NodeUpdateSchedulerEvent(node));
+  }
+
+  /** The AMRM token of the AM's attempt as the hints endpoint takes it (URL-encoded). */
+  static String amRmToken(MockRM rm, MockAM am) throws IOException {
+    ApplicationAttemptId attempt = am.getApplicationAttemptId();
+    Token<AMRMTokenIdentifier> token =
+        rm.getRMContext()
+            .getRMApps()
+            .get(attempt.getApplicationId())
+            .getRMAppAttempt(attempt)
+            .getAMRMToken();
+    return token.encodeToUrlString();
+  }
+
+  /**
+   * The field a refusal by the core names, or null: the core words each validation error "... field
+   * NAME: reason", which the REST endpoint passes on as its message.
+   */
+  static String namedField(String message) {
+    Matcher field = Pattern.compile("field (\\S+): ").matcher(message);
+    return field.find() ? field.group(1) : null;
   }
 
   /** An allocate call that asks for nothing: collects what the scheduler has for the AM. */
   static AllocateResponse poll(MockAM am) throws Exception {
     return am.allocate(new ArrayList<ResourceRequest>(), new ArrayList<ContainerId>());
-  }
-
-  static List<ContainerId> ids(Container... containers) {
-    List<ContainerId> ids = new ArrayList<ContainerId>();
-    for (Container container : containers) {
-      ids.add(container.getId());
-    }
-    return ids;
   }
 }

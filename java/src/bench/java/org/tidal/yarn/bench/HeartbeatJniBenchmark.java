@@ -1,14 +1,3 @@
-/*
- * Cost of one node heartbeat through JNI, as the scheduler's event thread pays it.
- *
- * Run:  mvn -f java/pom.xml -Pbench verify      (add -Dtidal.native.dir=<dir> for another .so)
- *
- * nativeHeartbeat: TidalNative.nodeHeartbeat handing back the previous ten allocations and
- * returning ten new decisions (steady state of a busy node).
- * javaBaseline: the same Java-side work (id bookkeeping, a ten-record decision buffer filled in
- * Java) without crossing into native code.
- * main() runs both in a forked JVM and prints the difference of their sampled medians.
- */
 package org.tidal.yarn.bench;
 
 import java.util.Collection;
@@ -31,6 +20,21 @@ import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.tidal.yarn.TidalNative;
 
+/**
+ * Cost of one node heartbeat through JNI, as the scheduler's event thread pays it.
+ *
+ * <p>Run: {@code mvn -f java/pom.xml -Pbench verify} (add {@code -Dtidal.native.dir=<dir>} for
+ * another .so).
+ *
+ * <ul>
+ *   <li>nativeHeartbeat: TidalNative.nodeHeartbeat handing back the previous ten allocations and
+ *       returning ten new decisions (steady state of a busy node).
+ *   <li>javaBaseline: the same Java-side work (id bookkeeping, a ten-record decision buffer filled
+ *       in Java) without crossing into native code.
+ * </ul>
+ *
+ * <p>main() runs both in a forked JVM and prints the difference of their sampled medians.
+ */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -39,8 +43,8 @@ import org.tidal.yarn.TidalNative;
 @Fork(1)
 public class HeartbeatJniBenchmark {
   static final int DECISIONS = 10;
-  private static final String QUEUES = "<tidal><policy>drf</policy>"
-      + "<queue name=\"a\"><weight>1</weight></queue></tidal>";
+  private static final String QUEUES =
+      "<tidal><policy>drf</policy>" + "<queue name=\"a\"><weight>1</weight></queue></tidal>";
   private static final int NODE = 0;
   private static final long APP = 1;
   private static final int PRIORITY = 1;
@@ -125,10 +129,11 @@ public class HeartbeatJniBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Options options = new OptionsBuilder()
-        .include(HeartbeatJniBenchmark.class.getName() + "\\.")
-        .jvmArgsAppend("-Djava.library.path=" + System.getProperty("java.library.path"))
-        .build();
+    Options options =
+        new OptionsBuilder()
+            .include(HeartbeatJniBenchmark.class.getName() + "\\.")
+            .jvmArgsAppend("-Djava.library.path=" + System.getProperty("java.library.path"))
+            .build();
     Collection<RunResult> results = new Runner(options).run();
     double nativeMedian = Double.NaN;
     double javaMedian = Double.NaN;
@@ -141,8 +146,9 @@ public class HeartbeatJniBenchmark {
         javaMedian = median;
       }
     }
-    System.out.printf("nodeHeartbeat with %d decisions: median %.0f ns; Java baseline median "
-        + "%.0f ns; median added cost %.0f ns per heartbeat%n", DECISIONS, nativeMedian,
-        javaMedian, nativeMedian - javaMedian);
+    System.out.printf(
+        "nodeHeartbeat with %d decisions: median %.0f ns; Java baseline median "
+            + "%.0f ns; median added cost %.0f ns per heartbeat%n",
+        DECISIONS, nativeMedian, javaMedian, nativeMedian - javaMedian);
   }
 }

@@ -1,6 +1,5 @@
 package org.tidal.yarn.cli;
 
-import org.tidal.yarn.Streams;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,12 +24,13 @@ import org.apache.hadoop.yarn.conf.HAUtil;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
+import org.tidal.yarn.Streams;
 import org.tidal.yarn.TidalScheduler;
 
 /**
- * Command line client of the Tidal REST endpoint, run as
- * {@code yarn org.tidal.yarn.cli.TidalQueueCli <command>} so that the cluster's configuration
- * is on the classpath:
+ * Command line client of the Tidal REST endpoint, run as {@code yarn
+ * org.tidal.yarn.cli.TidalQueueCli <command>} so that the cluster's configuration is on the
+ * classpath:
  *
  * <pre>
  *   -list                  every queue: type, class, owner, shares, burst phase
@@ -39,9 +39,9 @@ import org.tidal.yarn.TidalScheduler;
  *   -unregister &lt;queue&gt;    remove a queue you registered
  * </pre>
  *
- * The endpoint is {@code tidal.rest.address}; when that binds a wildcard address the host is
- * {@code yarn.resourcemanager.hostname} (with RM HA, each RM's in turn, since only the active
- * one serves). The caller is the current Hadoop user, sent as {@code user.name}.
+ * The endpoint is {@code tidal.rest.address}; when that binds a wildcard address the host is {@code
+ * yarn.resourcemanager.hostname} (with RM HA, each RM's in turn, since only the active one serves).
+ * The caller is the current Hadoop user, sent as {@code user.name}.
  *
  * <p>Exit codes: 0 done, 1 refused by the scheduler or endpoint unreachable, 2 bad usage.
  */
@@ -71,8 +71,9 @@ public class TidalQueueCli extends Configured implements Tool {
     err.println("Usage: yarn " + TidalQueueCli.class.getName() + " <command>");
     err.println("  -list                    list the queues with their class, shares and burst");
     err.println("  -status <queue>          show one queue in detail");
-    err.println("  -register <queue.xml>    register a queue from a <queue> element, print the"
-        + " admission verdict");
+    err.println(
+        "  -register <queue.xml>    register a queue from a <queue> element, print the"
+            + " admission verdict");
     err.println("  -unregister <queue>      remove a queue you registered");
   }
 
@@ -83,8 +84,8 @@ public class TidalQueueCli extends Configured implements Tool {
       return 2;
     }
     String command = args[0];
-    boolean takesArgument = command.equals("-status") || command.equals("-register")
-        || command.equals("-unregister");
+    boolean takesArgument =
+        command.equals("-status") || command.equals("-register") || command.equals("-unregister");
     if (!(takesArgument || command.equals("-list")) || args.length != (takesArgument ? 2 : 1)) {
       if (!command.equals("-help")) {
         err.println("Invalid arguments: " + String.join(" ", args));
@@ -119,20 +120,48 @@ public class TidalQueueCli extends Configured implements Tool {
     }
     JsonNode root = response.json();
     JsonNode cluster = root.path("cluster");
-    out.println("Policy: " + root.path("policy").getTextValue() + ", " + root.path("nodes")
-        .getIntValue() + " nodes, cluster " + cluster.path("memory_mb").getLongValue() + " MB "
-        + cluster.path("vcores").getLongValue() + " vcores");
+    out.println(
+        "Policy: "
+            + root.path("policy").getTextValue()
+            + ", "
+            + root.path("nodes").getIntValue()
+            + " nodes, cluster "
+            + cluster.path("memory_mb").getLongValue()
+            + " MB "
+            + cluster.path("vcores").getLongValue()
+            + " vcores");
     String format = "%-24s %-4s %-9s %-12s %6s %5s %8s %8s %7s %7s %9s %-8s%n";
-    out.printf(Locale.ROOT, format, "QUEUE", "TYPE", "CLASS", "OWNER", "WEIGHT", "APPS",
-        "RUNNING", "PENDING", "SHARE", "FAIR", "LONG-TERM", "BURST");
+    out.printf(
+        Locale.ROOT,
+        format,
+        "QUEUE",
+        "TYPE",
+        "CLASS",
+        "OWNER",
+        "WEIGHT",
+        "APPS",
+        "RUNNING",
+        "PENDING",
+        "SHARE",
+        "FAIR",
+        "LONG-TERM",
+        "BURST");
     for (JsonNode q : root.path("queues")) {
       JsonNode burst = q.path("burst");
-      out.printf(Locale.ROOT, format, q.path("name").getTextValue(),
-          q.path("type").getTextValue(), q.path("class").getTextValue(),
-          text(q.path("owner")), number(q.path("weight")), q.path("apps").getIntValue(),
+      out.printf(
+          Locale.ROOT,
+          format,
+          q.path("name").getTextValue(),
+          q.path("type").getTextValue(),
+          q.path("class").getTextValue(),
+          text(q.path("owner")),
+          number(q.path("weight")),
+          q.path("apps").getIntValue(),
           q.path("running_containers").getLongValue(),
-          q.path("pending_containers").getLongValue(), percent(q.path("dominant_share")),
-          percent(q.path("fair_share")), percent(q.path("long_term_share")),
+          q.path("pending_containers").getLongValue(),
+          percent(q.path("dominant_share")),
+          percent(q.path("fair_share")),
+          percent(q.path("long_term_share")),
           burst.isObject() ? burst.path("phase").getTextValue() : "-");
     }
     return 0;
@@ -145,8 +174,10 @@ public class TidalQueueCli extends Configured implements Tool {
     }
     JsonNode q = response.json();
     row("Queue", q.path("name").getTextValue());
-    row("Type", q.path("type").getTextValue()
-        + (q.path("retired").getBooleanValue() ? " (removed, apps still running)" : ""));
+    row(
+        "Type",
+        q.path("type").getTextValue()
+            + (q.path("retired").getBooleanValue() ? " (removed, apps still running)" : ""));
     row("Owner", text(q.path("owner")));
     row("Weight", number(q.path("weight")));
     row("Class", q.path("class").getTextValue());
@@ -164,19 +195,31 @@ public class TidalQueueCli extends Configured implements Tool {
         b.append(", deadline ").append(time(burst.path("deadline_at_ms").getLongValue()));
       }
       row("Burst", b.toString());
-      row("Burst consumed", String.format(Locale.ROOT, "%.0f of %d MB-s, %.0f of %d vcore-s",
-          burst.path("consumed").path(0).getDoubleValue(),
-          burst.path("demand").path(0).getLongValue(),
-          burst.path("consumed").path(1).getDoubleValue(),
-          burst.path("demand").path(1).getLongValue()));
-      row("Bursts", burst.path("bursts_started").getLongValue() + " started, "
-          + burst.path("bursts_met_deadline").getLongValue() + " met their deadline");
+      row(
+          "Burst consumed",
+          String.format(
+              Locale.ROOT,
+              "%.0f of %d MB-s, %.0f of %d vcore-s",
+              burst.path("consumed").path(0).getDoubleValue(),
+              burst.path("demand").path(0).getLongValue(),
+              burst.path("consumed").path(1).getDoubleValue(),
+              burst.path("demand").path(1).getLongValue()));
+      row(
+          "Bursts",
+          burst.path("bursts_started").getLongValue()
+              + " started, "
+              + burst.path("bursts_met_deadline").getLongValue()
+              + " met their deadline");
     } else {
       row("Burst", "-");
     }
     row("Applications", String.valueOf(q.path("apps").getIntValue()));
-    row("Containers", q.path("running_containers").getLongValue() + " running, "
-        + q.path("pending_containers").getLongValue() + " pending");
+    row(
+        "Containers",
+        q.path("running_containers").getLongValue()
+            + " running, "
+            + q.path("pending_containers").getLongValue()
+            + " pending");
     row("Used", resources(q.path("used")));
     row("Pending", resources(q.path("pending")));
     row("Dominant share", percent(q.path("dominant_share")));
@@ -193,15 +236,15 @@ public class TidalQueueCli extends Configured implements Tool {
       throw new IOException("cannot read " + file + ": " + e.getMessage(), e);
     }
     Response response = call(conf, "POST", API, "application/xml; charset=utf-8", xml);
-    JsonNode verdict = response.status == 201 || response.status == 409
-        ? response.jsonOrNull() : null;
+    JsonNode verdict =
+        response.status == 201 || response.status == 409 ? response.jsonOrNull() : null;
     if (verdict == null || !verdict.has("class")) {
       return refused(response);
     }
     String admissionClass = verdict.path("class").getTextValue();
     String queue = verdict.path("queue").getTextValue();
     String reason = verdict.path("reason").getTextValue();
-    if ("rejected".equals(admissionClass)) {
+    if (!verdict.path("admitted").getBooleanValue()) {
       err.println("Queue " + queue + " was rejected by admission control: " + reason);
       return 1;
     }
@@ -223,8 +266,8 @@ public class TidalQueueCli extends Configured implements Tool {
 
   private int refused(Response response) {
     JsonNode body = response.jsonOrNull();
-    String message = body != null && body.has("message") ? body.path("message").getTextValue()
-        : response.body;
+    String message =
+        body != null && body.has("message") ? body.path("message").getTextValue() : response.body;
     err.println("Error (HTTP " + response.status + "): " + message);
     return 1;
   }
@@ -250,7 +293,9 @@ public class TidalQueueCli extends Configured implements Tool {
   }
 
   private static String resources(JsonNode node) {
-    return node.path("memory_mb").getLongValue() + " MB, " + node.path("vcores").getLongValue()
+    return node.path("memory_mb").getLongValue()
+        + " MB, "
+        + node.path("vcores").getLongValue()
         + " vcores";
   }
 
@@ -261,6 +306,7 @@ public class TidalQueueCli extends Configured implements Tool {
   // ---------------------------------------------------------------------------------------
   // HTTP
 
+  /** What the endpoint answered: the HTTP status and the body. */
   static final class Response {
     final int status;
     final String body;
@@ -289,8 +335,8 @@ public class TidalQueueCli extends Configured implements Tool {
 
   /** Base URLs to try, in order: the configured host, or each ResourceManager's. */
   public static List<String> endpoints(Configuration conf) {
-    String address = conf.getTrimmed(TidalScheduler.REST_ADDRESS,
-        TidalScheduler.DEFAULT_REST_ADDRESS);
+    String address =
+        conf.getTrimmed(TidalScheduler.REST_ADDRESS, TidalScheduler.DEFAULT_REST_ADDRESS);
     int colon = address.lastIndexOf(':');
     String host = colon < 0 ? address : address.substring(0, colon);
     int port = TidalScheduler.DEFAULT_REST_PORT;
@@ -298,13 +344,16 @@ public class TidalQueueCli extends Configured implements Tool {
       try {
         port = Integer.parseInt(address.substring(colon + 1));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(TidalScheduler.REST_ADDRESS + " has a bad port: "
-            + address);
+        throw new IllegalArgumentException(
+            TidalScheduler.REST_ADDRESS + " has a bad port: " + address);
       }
     }
     if (port <= 0) {
-      throw new IllegalArgumentException(TidalScheduler.REST_ADDRESS + " is " + address
-          + ": set the port the ResourceManager's endpoint listens on");
+      throw new IllegalArgumentException(
+          TidalScheduler.REST_ADDRESS
+              + " is "
+              + address
+              + ": set the port the ResourceManager's endpoint listens on");
     }
     List<String> hosts = new ArrayList<String>();
     if (!isWildcard(host)) {
@@ -323,19 +372,19 @@ public class TidalQueueCli extends Configured implements Tool {
     }
     List<String> urls = new ArrayList<String>();
     for (String h : hosts) {
-      urls.add("http://" + (h.contains(":") && !h.startsWith("[") ? "[" + h + "]" : h) + ":"
-          + port);
+      urls.add(
+          "http://" + (h.contains(":") && !h.startsWith("[") ? "[" + h + "]" : h) + ":" + port);
     }
     return urls;
   }
 
   private static boolean isWildcard(String host) {
-    return host.isEmpty() || host.equals("0.0.0.0") || host.equals("::")
-        || host.equals("[::]");
+    return host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]");
   }
 
-  private Response call(Configuration conf, String method, String path, String contentType,
-      byte[] body) throws IOException {
+  private Response call(
+      Configuration conf, String method, String path, String contentType, byte[] body)
+      throws IOException {
     String user = UserGroupInformation.getCurrentUser().getShortUserName();
     String query = "?user.name=" + URLEncoder.encode(user, "UTF-8");
     List<String> bases;
@@ -353,9 +402,16 @@ public class TidalQueueCli extends Configured implements Tool {
         last = e;
       }
     }
-    throw new IOException("cannot reach the Tidal REST endpoint at " + String.join(", ", bases)
-        + " (" + TidalScheduler.REST_ADDRESS + ", " + YarnConfiguration.RM_HOSTNAME + "): "
-        + (last == null ? "no address" : last.getMessage()), last);
+    throw new IOException(
+        "cannot reach the Tidal REST endpoint at "
+            + String.join(", ", bases)
+            + " ("
+            + TidalScheduler.REST_ADDRESS
+            + ", "
+            + YarnConfiguration.RM_HOSTNAME
+            + "): "
+            + (last == null ? "no address" : last.getMessage()),
+        last);
   }
 
   private static Response call(URL url, String method, String contentType, byte[] body)

@@ -13,15 +13,14 @@ import org.codehaus.jackson.node.ArrayNode;
 import org.codehaus.jackson.node.ObjectNode;
 
 /**
- * The scheduler hints (schema version 1) of one running Tez DAG: a stage per vertex with its
- * task count, per-task resource, parents (the vertices of its in-edges) and the YARN request
- * priorities Tez gives its tasks, plus per-vertex progress with observed task durations.
+ * The scheduler hints (schema version 1) of one running Tez DAG: a stage per vertex with its task
+ * count, per-task resource, parents (the vertices of its in-edges) and the YARN request priorities
+ * Tez gives its tasks, plus per-vertex progress with observed task durations.
  *
- * <p>Priorities follow Tez 0.9's natural-order DAG scheduler: a vertex at distance {@code d}
- * from the roots (longest path) with id {@code i} (its index in the plan) among {@code n}
- * vertices asks at {@code low = (d + 1) * n * 3 + i * 3} and, for re-attempts, up to
- * {@code low - 2}. Tez 0.8 and earlier used {@code (d + 1) * 3}, which {@link Scheme#DISTANCE}
- * reproduces.
+ * <p>Priorities follow Tez 0.9's natural-order DAG scheduler: a vertex at distance {@code d} from
+ * the roots (longest path) with id {@code i} (its index in the plan) among {@code n} vertices asks
+ * at {@code low = (d + 1) * n * 3 + i * 3} and, for re-attempts, up to {@code low - 2}. Tez 0.8 and
+ * earlier used {@code (d + 1) * 3}, which {@link Scheme#DISTANCE} reproduces.
  *
  * <p>Not thread-safe; the logging service serialises access.
  */
@@ -37,6 +36,7 @@ public final class TezDagHints {
     DISTANCE
   }
 
+  /** One Tez vertex as a stage: its plan, its place in the DAG and its tasks so far. */
   private static final class Vertex {
     final String name;
     final int index;
@@ -44,10 +44,13 @@ public final class TezDagHints {
     final long vcores;
     final List<String> parents = new ArrayList<String>();
     int distance = -1;
+
     /** -1 until Tez has decided the parallelism. */
     int tasks;
+
     int finished;
     long finishedMillis;
+
     /** Start times of running tasks by task index. */
     final Map<Integer, Long> running = new HashMap<Integer, Long>();
 
@@ -74,16 +77,20 @@ public final class TezDagHints {
     int index = 0;
     for (VertexPlan v : plan.getVertexList()) {
       PlanTaskConfiguration task = v.getTaskConfig();
-      Vertex vertex = new Vertex(v.getName(), index++,
-          task.hasMemoryMb() ? task.getMemoryMb() : 0,
-          task.hasVirtualCores() ? task.getVirtualCores() : 0,
-          task.hasNumTasks() ? task.getNumTasks() : -1);
+      Vertex vertex =
+          new Vertex(
+              v.getName(),
+              index++,
+              task.hasMemoryMb() ? task.getMemoryMb() : 0,
+              task.hasVirtualCores() ? task.getVirtualCores() : 0,
+              task.hasNumTasks() ? task.getNumTasks() : -1);
       vertices.add(vertex);
       byName.put(vertex.name, vertex);
     }
     for (EdgePlan edge : plan.getEdgeList()) {
       Vertex to = byName.get(edge.getOutputVertexName());
-      if (to != null && byName.containsKey(edge.getInputVertexName())
+      if (to != null
+          && byName.containsKey(edge.getInputVertexName())
           && !to.parents.contains(edge.getInputVertexName())) {
         to.parents.add(edge.getInputVertexName());
       }
@@ -112,9 +119,10 @@ public final class TezDagHints {
   /** The request priorities of a vertex's tasks, most urgent first. */
   int[] priorities(String vertexName) {
     Vertex vertex = byName.get(vertexName);
-    int low = scheme == Scheme.NATURAL_ORDER
-        ? (vertex.distance + 1) * vertices.size() * 3 + vertex.index * 3
-        : (vertex.distance + 1) * 3;
+    int low =
+        scheme == Scheme.NATURAL_ORDER
+            ? (vertex.distance + 1) * vertices.size() * 3 + vertex.index * 3
+            : (vertex.distance + 1) * 3;
     return new int[] {low - 2, low - 1, low};
   }
 
@@ -140,8 +148,8 @@ public final class TezDagHints {
   }
 
   /** A task ended; a successful one counts as finished and its duration is observed. */
-  public void taskFinished(int vertexIndex, int task, long startMs, long finishMs,
-      boolean succeeded) {
+  public void taskFinished(
+      int vertexIndex, int task, long startMs, long finishMs, boolean succeeded) {
     if (vertexIndex < 0 || vertexIndex >= vertices.size()) {
       return;
     }
@@ -168,8 +176,11 @@ public final class TezDagHints {
       demand.put("memory_mb", vertex.memoryMb);
       demand.put("vcores", vertex.vcores);
       // Observed mean once tasks have finished; the configured estimate until then.
-      stage.put("duration_ms", vertex.finished > 0
-          ? Math.max(1, vertex.finishedMillis / vertex.finished) : defaultDurationMs);
+      stage.put(
+          "duration_ms",
+          vertex.finished > 0
+              ? Math.max(1, vertex.finishedMillis / vertex.finished)
+              : defaultDurationMs);
       ArrayNode parents = stage.putArray("parents");
       for (String parent : vertex.parents) {
         parents.add(parent);
@@ -191,8 +202,7 @@ public final class TezDagHints {
         for (long start : vertex.running.values()) {
           elapsed += Math.max(0, nowMs - start);
         }
-        p.put("running_elapsed_ms", vertex.running.isEmpty() ? 0
-            : elapsed / vertex.running.size());
+        p.put("running_elapsed_ms", vertex.running.isEmpty() ? 0 : elapsed / vertex.running.size());
       }
     }
     return doc.toString();

@@ -1,13 +1,11 @@
 package org.tidal.yarn.tez;
 
-import org.tidal.yarn.Streams;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,11 +29,12 @@ import org.apache.tez.dag.history.events.TaskStartedEvent;
 import org.apache.tez.dag.history.events.VertexConfigurationDoneEvent;
 import org.apache.tez.dag.history.events.VertexInitializedEvent;
 import org.apache.tez.dag.history.logging.HistoryLoggingService;
+import org.tidal.yarn.Streams;
 import org.tidal.yarn.cli.TidalQueueCli;
 
 /**
- * Publishes the running DAG's hints to the Tidal scheduler from inside a Tez 0.9 AM, turned on
- * by configuration alone:
+ * Publishes the running DAG's hints to the Tidal scheduler from inside a Tez 0.9 AM, turned on by
+ * configuration alone:
  *
  * <pre>
  *   tez.history.logging.service.class = org.tidal.yarn.tez.TidalHintsLoggingService
@@ -45,22 +44,26 @@ import org.tidal.yarn.cli.TidalQueueCli;
  *
  * Tez hands every history event to its logging service; this one forwards each to the delegate
  * unchanged, and from the DAG plan (DAG submitted), vertex parallelism (vertex initialised or
- * reconfigured) and task starts and ends builds a {@link TezDagHints} document that a
- * background thread PUTs to {@code /ws/v1/tidal/apps/{app}/hints} at most every
- * {@code tidal.tez.hints.min-interval-ms}, authenticated by the AM's own AMRM token. Failures
- * to publish are logged and never affect the DAG: the app is then scheduled without hints.
+ * reconfigured) and task starts and ends builds a {@link TezDagHints} document that a background
+ * thread PUTs to {@code /ws/v1/tidal/apps/{app}/hints} at most every {@code
+ * tidal.tez.hints.min-interval-ms}, authenticated by the AM's own AMRM token. Failures to publish
+ * are logged and never affect the DAG: the app is then scheduled without hints.
  */
 public class TidalHintsLoggingService extends HistoryLoggingService {
   public static final String DELEGATE = "tidal.tez.history.logging.delegate.class";
   public static final String DEFAULT_DELEGATE =
       "org.apache.tez.dag.history.logging.impl.SimpleHistoryLoggingService";
+
   /** Estimated task duration of a vertex until one of its tasks has finished. */
   public static final String DEFAULT_DURATION_MS = "tidal.tez.hints.default-task-duration-ms";
+
   public static final long DEFAULT_DEFAULT_DURATION_MS = 60000;
   public static final String MIN_INTERVAL_MS = "tidal.tez.hints.min-interval-ms";
   public static final long DEFAULT_MIN_INTERVAL_MS = 2000;
+
   /** {@code natural-order} (Tez 0.9) or {@code distance} (Tez 0.8 and earlier). */
   public static final String PRIORITY_SCHEME = "tidal.tez.hints.priority-scheme";
+
   static final String TOKEN_HEADER = "X-Tidal-AMRM-Token";
 
   private static final Log LOG = LogFactory.getLog(TidalHintsLoggingService.class);
@@ -75,6 +78,7 @@ public class TidalHintsLoggingService extends HistoryLoggingService {
 
   /** Guarded by this service's monitor. */
   private TezDagHints hints;
+
   private ApplicationId appId;
   private boolean dirty;
   private boolean refused;
@@ -89,12 +93,16 @@ public class TidalHintsLoggingService extends HistoryLoggingService {
     conf = configuration;
     defaultDurationMs = conf.getLong(DEFAULT_DURATION_MS, DEFAULT_DEFAULT_DURATION_MS);
     minIntervalMs = Math.max(100, conf.getLong(MIN_INTERVAL_MS, DEFAULT_MIN_INTERVAL_MS));
-    scheme = "distance".equals(conf.getTrimmed(PRIORITY_SCHEME, "natural-order")
-        .toLowerCase(Locale.ROOT)) ? TezDagHints.Scheme.DISTANCE
-        : TezDagHints.Scheme.NATURAL_ORDER;
-    Class<? extends HistoryLoggingService> type = conf.getClass(DELEGATE,
-        conf.getClassByName(DEFAULT_DELEGATE).asSubclass(HistoryLoggingService.class),
-        HistoryLoggingService.class);
+    scheme =
+        "distance"
+                .equals(conf.getTrimmed(PRIORITY_SCHEME, "natural-order").toLowerCase(Locale.ROOT))
+            ? TezDagHints.Scheme.DISTANCE
+            : TezDagHints.Scheme.NATURAL_ORDER;
+    Class<? extends HistoryLoggingService> type =
+        conf.getClass(
+            DELEGATE,
+            conf.getClassByName(DEFAULT_DELEGATE).asSubclass(HistoryLoggingService.class),
+            HistoryLoggingService.class);
     delegate = ReflectionUtils.newInstance(type, conf);
     delegate.setAppContext(appContext);
     delegate.init(conf);
@@ -106,20 +114,26 @@ public class TidalHintsLoggingService extends HistoryLoggingService {
     delegate.start();
     // The AM's user holds the AMRM token (and its renewals, which the AM's RM client adds).
     amUser = UserGroupInformation.getCurrentUser();
-    publisher = Executors.newSingleThreadScheduledExecutor(new ThreadFactory() {
-      @Override
-      public Thread newThread(Runnable r) {
-        Thread t = new Thread(r, "tidal-hints-publisher");
-        t.setDaemon(true);
-        return t;
-      }
-    });
-    publisher.scheduleWithFixedDelay(new Runnable() {
-      @Override
-      public void run() {
-        publish();
-      }
-    }, minIntervalMs, minIntervalMs, TimeUnit.MILLISECONDS);
+    publisher =
+        Executors.newSingleThreadScheduledExecutor(
+            new ThreadFactory() {
+              @Override
+              public Thread newThread(Runnable r) {
+                Thread t = new Thread(r, "tidal-hints-publisher");
+                t.setDaemon(true);
+                return t;
+              }
+            });
+    publisher.scheduleWithFixedDelay(
+        new Runnable() {
+          @Override
+          public void run() {
+            publish();
+          }
+        },
+        minIntervalMs,
+        minIntervalMs,
+        TimeUnit.MILLISECONDS);
     super.serviceStart();
   }
 
@@ -140,54 +154,66 @@ public class TidalHintsLoggingService extends HistoryLoggingService {
     try {
       track(event.getHistoryEvent());
     } catch (RuntimeException e) {
-      LOG.warn("Cannot derive scheduler hints from " + event.getHistoryEvent().getEventType()
-          + ": " + e);
+      LOG.warn(
+          "Cannot derive scheduler hints from "
+              + event.getHistoryEvent().getEventType()
+              + ": "
+              + e);
     }
   }
 
   private synchronized void track(HistoryEvent event) {
     switch (event.getEventType()) {
-      case DAG_SUBMITTED: {
-        DAGSubmittedEvent submitted = (DAGSubmittedEvent) event;
-        hints = new TezDagHints(submitted.getDAGPlan(), defaultDurationMs, scheme);
-        appId = submitted.getApplicationAttemptId().getApplicationId();
-        refused = false;
-        dirty = true;
-        break;
-      }
-      case VERTEX_INITIALIZED: {
-        VertexInitializedEvent e = (VertexInitializedEvent) event;
-        if (hints != null && hints.setTasks(e.getVertexName(), e.getNumTasks())) {
+      case DAG_SUBMITTED:
+        {
+          DAGSubmittedEvent submitted = (DAGSubmittedEvent) event;
+          hints = new TezDagHints(submitted.getDAGPlan(), defaultDurationMs, scheme);
+          appId = submitted.getApplicationAttemptId().getApplicationId();
+          refused = false;
           dirty = true;
+          break;
         }
-        break;
-      }
-      case VERTEX_CONFIGURE_DONE: {
-        VertexConfigurationDoneEvent e = (VertexConfigurationDoneEvent) event;
-        if (hints != null && hints.setTasks(hints.vertexName(e.getVertexID().getId()),
-            e.getNumTasks())) {
-          dirty = true;
+      case VERTEX_INITIALIZED:
+        {
+          VertexInitializedEvent e = (VertexInitializedEvent) event;
+          if (hints != null && hints.setTasks(e.getVertexName(), e.getNumTasks())) {
+            dirty = true;
+          }
+          break;
         }
-        break;
-      }
-      case TASK_STARTED: {
-        TaskStartedEvent e = (TaskStartedEvent) event;
-        if (hints != null) {
-          hints.taskStarted(e.getTaskID().getVertexID().getId(), e.getTaskID().getId(),
-              e.getStartTime());
-          dirty = true;
+      case VERTEX_CONFIGURE_DONE:
+        {
+          VertexConfigurationDoneEvent e = (VertexConfigurationDoneEvent) event;
+          if (hints != null
+              && hints.setTasks(hints.vertexName(e.getVertexID().getId()), e.getNumTasks())) {
+            dirty = true;
+          }
+          break;
         }
-        break;
-      }
-      case TASK_FINISHED: {
-        TaskFinishedEvent e = (TaskFinishedEvent) event;
-        if (hints != null) {
-          hints.taskFinished(e.getTaskID().getVertexID().getId(), e.getTaskID().getId(),
-              e.getStartTime(), e.getFinishTime(), e.getState() == TaskState.SUCCEEDED);
-          dirty = true;
+      case TASK_STARTED:
+        {
+          TaskStartedEvent e = (TaskStartedEvent) event;
+          if (hints != null) {
+            hints.taskStarted(
+                e.getTaskID().getVertexID().getId(), e.getTaskID().getId(), e.getStartTime());
+            dirty = true;
+          }
+          break;
         }
-        break;
-      }
+      case TASK_FINISHED:
+        {
+          TaskFinishedEvent e = (TaskFinishedEvent) event;
+          if (hints != null) {
+            hints.taskFinished(
+                e.getTaskID().getVertexID().getId(),
+                e.getTaskID().getId(),
+                e.getStartTime(),
+                e.getFinishTime(),
+                e.getState() == TaskState.SUCCEEDED);
+            dirty = true;
+          }
+          break;
+        }
       case DAG_FINISHED:
         if (event instanceof DAGFinishedEvent) {
           hints = null;
@@ -282,7 +308,6 @@ public class TidalHintsLoggingService extends HistoryLoggingService {
       LOG.warn(message + " (the DAG runs on; it is scheduled without hints)");
     }
   }
-
 
   /** For tests: the document that would be published now, or null without a DAG. */
   synchronized String currentHints(long nowMs) {

@@ -38,8 +38,8 @@ public class TestTezDagHints {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   /**
-   * Two maps (the second's parallelism decided at run time) join in Reducer 3, which feeds
-   * Reducer 4.
+   * Two maps (the second's parallelism decided at run time) join in Reducer 3, which feeds Reducer
+   * 4.
    */
   static DAGPlan plan() {
     DAGPlan.Builder dag = DAGPlan.newBuilder().setName("join");
@@ -54,18 +54,28 @@ public class TestTezDagHints {
   }
 
   private static VertexPlan vertex(String name, int tasks, int memoryMb, int vcores) {
-    return VertexPlan.newBuilder().setName(name).setType(PlanVertexType.NORMAL)
-        .setTaskConfig(PlanTaskConfiguration.newBuilder().setNumTasks(tasks)
-            .setMemoryMb(memoryMb).setVirtualCores(vcores).setJavaOpts("")
-            .setTaskModule("m"))
+    return VertexPlan.newBuilder()
+        .setName(name)
+        .setType(PlanVertexType.NORMAL)
+        .setTaskConfig(
+            PlanTaskConfiguration.newBuilder()
+                .setNumTasks(tasks)
+                .setMemoryMb(memoryMb)
+                .setVirtualCores(vcores)
+                .setJavaOpts("")
+                .setTaskModule("m"))
         .build();
   }
 
   private static EdgePlan edge(String id, String from, String to) {
-    return EdgePlan.newBuilder().setId(id).setInputVertexName(from).setOutputVertexName(to)
+    return EdgePlan.newBuilder()
+        .setId(id)
+        .setInputVertexName(from)
+        .setOutputVertexName(to)
         .setDataMovementType(PlanEdgeDataMovementType.SCATTER_GATHER)
         .setDataSourceType(PlanEdgeDataSourceType.PERSISTED)
-        .setSchedulingType(PlanEdgeSchedulingType.SEQUENTIAL).build();
+        .setSchedulingType(PlanEdgeSchedulingType.SEQUENTIAL)
+        .build();
   }
 
   private static JsonNode stage(JsonNode doc, String id) {
@@ -139,10 +149,12 @@ public class TestTezDagHints {
 
   /** The documents are what the Rust core reads: it accepts them for a registered app. */
   @Test
-  public void theCoreAcceptsTheDocuments() {
-    long handle = TidalNative.create("<tidal><policy>drf</policy><app-policy>carbyne"
-        + "</app-policy><queue name=\"a\"><weight>1</weight></queue></tidal>",
-        new long[] {1024, 1, 8192, 8, 10});
+  public void theCoreAcceptsTheDocuments() throws Exception {
+    long handle =
+        TidalNative.create(
+            "<tidal><policy>drf</policy><app-policy>carbyne"
+                + "</app-policy><queue name=\"a\"><weight>1</weight></queue></tidal>",
+            new long[] {1024, 1, 8192, 8, 10});
     try {
       TidalNative.addApp(handle, 7, "a", "alice");
       TezDagHints hints = new TezDagHints(plan(), 30000, TezDagHints.Scheme.NATURAL_ORDER);
@@ -150,10 +162,10 @@ public class TestTezDagHints {
       hints.taskStarted(0, 0, 1000);
       hints.taskFinished(0, 0, 1000, 4000, true);
       hints.taskStarted(0, 1, 1000);
-      String reply = TidalNative.setHints(handle, 7, hints.toJson(5000));
-      assertTrue(reply, reply.contains("\"stages\":4"));
+      JsonNode reply = MAPPER.readTree(TidalNative.setHints(handle, 7, hints.toJson(5000)));
+      assertEquals(reply.toString(), 4, reply.path("stages").getIntValue());
       // 10 + 6 + 4 + 1 tasks, one finished and one running.
-      assertTrue(reply, reply.contains("\"pending_tasks\":19"));
+      assertEquals(reply.toString(), 19, reply.path("pending_tasks").getLongValue());
     } finally {
       TidalNative.destroy(handle);
     }
@@ -176,8 +188,7 @@ public class TestTezDagHints {
   @Test
   public void theLoggingServiceForwardsEveryEventAndTracksTheDag() throws Exception {
     Configuration conf = new Configuration(false);
-    conf.setClass(TidalHintsLoggingService.DELEGATE, Recorder.class,
-        HistoryLoggingService.class);
+    conf.setClass(TidalHintsLoggingService.DELEGATE, Recorder.class, HistoryLoggingService.class);
     conf.setLong(TidalHintsLoggingService.MIN_INTERVAL_MS, 3600000);
     TidalHintsLoggingService service = new TidalHintsLoggingService();
     service.init(conf);
@@ -188,16 +199,36 @@ public class TestTezDagHints {
       TezDAGID dag = TezDAGID.getInstance(app, 1);
       TezVertexID map2 = TezVertexID.getInstance(dag, 1);
       DAGHistoryEvent[] events = {
-          new DAGHistoryEvent(dag, new DAGSubmittedEvent(dag, 1L, plan(),
-              ApplicationAttemptId.newInstance(app, 1), null, "alice", conf, null, "a")),
-          new DAGHistoryEvent(dag, new VertexInitializedEvent(map2, "Map 2", 1L, 2L, 3, "p",
-              null, null, null)),
-          new DAGHistoryEvent(dag, new TaskStartedEvent(TezTaskID.getInstance(map2, 0),
-              "Map 2", 100L, 100L)),
-          new DAGHistoryEvent(dag, new TaskStartedEvent(TezTaskID.getInstance(map2, 1),
-              "Map 2", 100L, 200L)),
-          new DAGHistoryEvent(dag, new TaskFinishedEvent(TezTaskID.getInstance(map2, 0),
-              "Map 2", 100L, 2100L, null, TaskState.SUCCEEDED, "", null, 0)),
+        new DAGHistoryEvent(
+            dag,
+            new DAGSubmittedEvent(
+                dag,
+                1L,
+                plan(),
+                ApplicationAttemptId.newInstance(app, 1),
+                null,
+                "alice",
+                conf,
+                null,
+                "a")),
+        new DAGHistoryEvent(
+            dag, new VertexInitializedEvent(map2, "Map 2", 1L, 2L, 3, "p", null, null, null)),
+        new DAGHistoryEvent(
+            dag, new TaskStartedEvent(TezTaskID.getInstance(map2, 0), "Map 2", 100L, 100L)),
+        new DAGHistoryEvent(
+            dag, new TaskStartedEvent(TezTaskID.getInstance(map2, 1), "Map 2", 100L, 200L)),
+        new DAGHistoryEvent(
+            dag,
+            new TaskFinishedEvent(
+                TezTaskID.getInstance(map2, 0),
+                "Map 2",
+                100L,
+                2100L,
+                null,
+                TaskState.SUCCEEDED,
+                "",
+                null,
+                0)),
       };
       for (DAGHistoryEvent event : events) {
         service.handle(event);

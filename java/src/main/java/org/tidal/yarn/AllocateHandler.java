@@ -1,0 +1,180 @@
+package org.tidal.yarn;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt.ContainersAndNMTokensAllocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+
+/**
+ * The ApplicationMasters' side of scheduling: an allocate call's asks, releases and blacklist
+ * changes go to Hadoop's bookkeeping and, packed as ask records, to the core, and the containers
+ * started for the attempt since its last call go back. Asks that Hadoop restores for a container
+ * killed before its AM pulled it reach the core the same way. Runs on the RM's RPC threads under
+ * the attempt's monitor only, as FifoScheduler's allocate does.
+ */
+final class AllocateHandler {
+  private static final Log LOG = LogFactory.getLog(AllocateHandler.class);
+  private static final long[] NO_IDS = new long[0];
+
+  private final TidalScheduler scheduler;
+  private final AppAttemptRegistry attempts;
+  private final ContainerCompletion completion;
+  private final CoreInstance core;
+  private final LocationTable locations;
+  private final ResourceCalculator calculator;
+  private final Allocation emptyAllocation;
+
+  AllocateHandler(
+      TidalScheduler scheduler,
+      AppAttemptRegistry attempts,
+      ContainerCompletion completion,
+      CoreInstance core,
+      LocationTable locations,
+      ResourceCalculator calculator,
+      Allocation emptyAllocation) {
+    this.scheduler = scheduler;
+    this.attempts = attempts;
+    this.completion = completion;
+    this.core = core;
+    this.locations = locations;
+    this.calculator = calculator;
+    this.emptyAllocation = emptyAllocation;
+  }
+
+  Allocation allocate(
+      ApplicationAttemptId attemptId,
+      List<ResourceRequest> ask,
+      List<ContainerId> release,
+      List<String> blacklistAdditions,
+      List<String> blacklistRemovals) {
+    FiCaSchedulerApp application = attempts.current(attemptId);
+    if (application == null) {
+      LOG.error("allocate called for unknown or previous attempt " + attemptId);
+      return emptyAllocation;
+    }
+    Long key = attempts.key(attemptId);
+    if (key == null) {
+      LOG.error("allocate called for attempt " + attemptId + " that the core does not know");
+      return emptyAllocation;
+    }
+    SchedulerUtils.normalizeRequests(
+        ask,
+        calculator,
+        scheduler.getClusterResource(),
+        scheduler.getMinimumResourceCapability(),
+        scheduler.getMaximumResourceCapability());
+    long[] released = release(release, application);
+
+    synchronized (application) {
+      if (application.isStopped()) {
+        LOG.info("allocate called for stopped attempt " + attemptId);
+        return emptyAllocation;
+      }
+      if (!ask.isEmpty()) {
+        application.updateResourceRequests(ask);
+      }
+      application.updateBlacklist(blacklistAdditions, blacklistRemovals);
+      boolean noBlacklistChange =
+          (blacklistAdditions == null || blacklistAdditions.isEmpty())
+              && (blacklistRemovals == null || blacklistRemovals.isEmpty());
+      if (!ask.isEmpty() || released.length > 0 || !noBlacklistChange) {
+        try {
+          TidalNative.allocate(
+              core.handle(),
+              key,
+              packAsks(ask),
+              released,
+              locations.internAll(blacklistAdditions),
+              locations.internAll(blacklistRemovals));
+        } catch (TidalException e) {
+          // Containers already started must still reach the AM, so the call goes on.
+          LOG.error("Tidal core rejected allocate of " + attemptId + ": " + e.getMessage(), e);
+        }
+      }
+      ContainersAndNMTokensAllocation allocation =
+          application.pullNewlyAllocatedContainersAndNMTokens();
+      Resource headroom = application.getHeadroom();
+      application.setApplicationHeadroomForMetrics(headroom);
+      return new Allocation(
+          allocation.getContainerList(), headroom, null, null, null, allocation.getNMTokenList());
+    }
+  }
+
+  /** Completes released containers; returns the allocation ids this call freed. */
+  private long[] release(List<ContainerId> release, FiCaSchedulerApp application) {
+    if (release == null || release.isEmpty()) {
+      return NO_IDS;
+    }
+    long[] ids = new long[release.size()];
+    int count = 0;
+    for (ContainerId containerId : release) {
+      RMContainer container = scheduler.getRMContainer(containerId);
+      if (container == null) {
+        // Hadoop's path: remember it across an RM restart or audit-log the bad release.
+        scheduler.releaseUnknownContainer(containerId, application);
+      } else if (completion.complete(
+          container,
+          SchedulerUtils.createAbnormalContainerStatus(
+              containerId, SchedulerUtils.RELEASED_CONTAINER),
+          RMContainerEventType.RELEASED)) {
+        ids[count++] = containerId.getContainerId();
+      }
+    }
+    return count == ids.length ? ids : Arrays.copyOf(ids, count);
+  }
+
+  /**
+   * A container killed before its AM pulled it: Hadoop puts its request back, and the core gets the
+   * restored outstanding counts as fresh asks.
+   */
+  void containerRescheduled(RMContainer container) {
+    FiCaSchedulerApp attempt = scheduler.getCurrentAttemptForContainer(container.getContainerId());
+    List<ResourceRequest> requests = container.getResourceRequests();
+    if (attempt == null || requests == null) {
+      return;
+    }
+    Long key = attempts.key(attempt.getApplicationAttemptId());
+    if (key == null) {
+      return;
+    }
+    synchronized (attempt) {
+      scheduler.restoreRequests(container);
+      List<ResourceRequest> restored = new ArrayList<ResourceRequest>(requests.size());
+      for (ResourceRequest request : requests) {
+        ResourceRequest current =
+            attempt.getResourceRequest(request.getPriority(), request.getResourceName());
+        if (current != null) {
+          restored.add(current);
+        }
+      }
+      TidalNative.allocate(core.handle(), key, packAsks(restored), NO_IDS, null, null);
+    }
+  }
+
+  private long[] packAsks(List<ResourceRequest> asks) {
+    long[] packed = new long[asks.size() * TidalNative.ASK_STRIDE];
+    int offset = 0;
+    for (ResourceRequest ask : asks) {
+      packed[offset + TidalNative.ASK_PRIORITY] = ask.getPriority().getPriority();
+      packed[offset + TidalNative.ASK_LOCATION] = locations.intern(ask.getResourceName());
+      packed[offset + TidalNative.ASK_NUM_CONTAINERS] = ask.getNumContainers();
+      packed[offset + TidalNative.ASK_RELAX_LOCALITY] = ask.getRelaxLocality() ? 1 : 0;
+      packed[offset + TidalNative.ASK_MEMORY_MB] = ask.getCapability().getMemory();
+      packed[offset + TidalNative.ASK_VCORES] = ask.getCapability().getVirtualCores();
+      offset += TidalNative.ASK_STRIDE;
+    }
+    return packed;
+  }
+}

@@ -1,0 +1,142 @@
+package org.tidal.yarn;
+
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+
+/**
+ * Loads the queue allocation file ({@value TidalScheduler#ALLOCATION_FILE}) into the core, as
+ * FairScheduler's AllocationFileLoaderService does for its own file: reads it, builds the settings
+ * array that goes with it, and creates or reconfigures the core's instance from both. The core
+ * validates the file; a refusal becomes an IOException naming the file.
+ */
+final class AllocationFileLoader {
+  private static final Log LOG = LogFactory.getLog(AllocationFileLoader.class);
+
+  /** The settings the core runs with; only touched under the scheduler's monitor. */
+  private long[] settings;
+
+  /** Creates the core's instance from the allocation file and the scheduler's limits. */
+  void create(CoreInstance core, Configuration conf, Resource minimumAllocation)
+      throws IOException {
+    long[] initial = settings(conf, minimumAllocation);
+    String source = fileName(conf);
+    String xml = read(conf);
+    try {
+      core.create(xml, initial);
+    } catch (TidalException e) {
+      throw invalid(source, e);
+    }
+    settings = initial;
+  }
+
+  /**
+   * Reloads the allocation file ({@code yarn rmadmin -refreshQueues}). Of the settings only the
+   * per-heartbeat cap is re-read; the allocation limits are YARN's and fixed at start-up. An
+   * invalid file leaves the running configuration untouched.
+   */
+  void reload(CoreInstance core, Configuration conf) throws IOException {
+    String source = fileName(conf);
+    String xml = read(conf);
+    long[] next = settings.clone();
+    next[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = maxAssignPerHeartbeat(conf);
+    try {
+      TidalNative.reconfigure(core.handle(), xml, next);
+    } catch (TidalException e) {
+      LOG.error(
+          "Rejected queue allocation file "
+              + source
+              + ", keeping the running configuration: "
+              + e.getMessage());
+      throw invalid(source, e);
+    }
+    settings = next;
+  }
+
+  /** The cap on containers started per node heartbeat that the core runs with. */
+  int maxAssignPerHeartbeat() {
+    return (int) settings[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT];
+  }
+
+  static String fileName(Configuration conf) {
+    return conf.get(TidalScheduler.ALLOCATION_FILE, TidalScheduler.DEFAULT_ALLOCATION_FILE);
+  }
+
+  /**
+   * Reads the allocation file: an absolute path from the file system, anything else from the
+   * classpath (as FairScheduler resolves its allocation file).
+   */
+  static String read(Configuration conf) throws IOException {
+    String name = fileName(conf);
+    File file = new File(name);
+    InputStream in;
+    if (file.isAbsolute()) {
+      if (!file.isFile()) {
+        throw new IOException(
+            "Tidal queue allocation file "
+                + file
+                + " does not exist ("
+                + TidalScheduler.ALLOCATION_FILE
+                + ")");
+      }
+      in = new FileInputStream(file);
+    } else {
+      ClassLoader loader = Thread.currentThread().getContextClassLoader();
+      if (loader == null) {
+        loader = AllocationFileLoader.class.getClassLoader();
+      }
+      URL url = loader.getResource(name);
+      if (url == null) {
+        throw new IOException(
+            "Tidal queue allocation file "
+                + name
+                + " not found on the classpath ("
+                + TidalScheduler.ALLOCATION_FILE
+                + ")");
+      }
+      in = url.openStream();
+    }
+    return Streams.readUtf8(in);
+  }
+
+  private static long[] settings(Configuration conf, Resource minimumAllocation)
+      throws IOException {
+    long[] s = new long[TidalNative.SETTINGS_LEN];
+    s[TidalNative.SET_MIN_MEMORY_MB] = minimumAllocation.getMemory();
+    s[TidalNative.SET_MIN_VCORES] = minimumAllocation.getVirtualCores();
+    s[TidalNative.SET_MAX_MEMORY_MB] =
+        conf.getInt(
+            YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB,
+            YarnConfiguration.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB);
+    s[TidalNative.SET_MAX_VCORES] =
+        conf.getInt(
+            YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES,
+            YarnConfiguration.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES);
+    s[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = maxAssignPerHeartbeat(conf);
+    return s;
+  }
+
+  private static int maxAssignPerHeartbeat(Configuration conf) throws IOException {
+    int value =
+        conf.getInt(
+            TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT,
+            TidalScheduler.DEFAULT_MAX_ASSIGN_PER_HEARTBEAT);
+    if (value <= 0) {
+      throw new IOException(
+          TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT + " must be positive, was " + value);
+    }
+    return value;
+  }
+
+  private static IOException invalid(String source, TidalException e) {
+    return new IOException(
+        "Invalid Tidal queue allocation file " + source + ": " + e.getMessage(), e);
+  }
+}

@@ -1,0 +1,258 @@
+package org.tidal.yarn;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+
+/**
+ * Applications and their attempts on both sides: Hadoop's {@link SchedulerApplication} and {@link
+ * FiCaSchedulerApp} records, and the core's app key of each. An application gets its key when it is
+ * accepted, so an unknown queue is refused up front; its first attempt takes that key over, and
+ * every later attempt starts afresh in the core with a new one.
+ *
+ * <p>Adding and removing run under the scheduler's monitor; the lookups are safe from any thread.
+ */
+final class AppAttemptRegistry {
+  private static final Log LOG = LogFactory.getLog(AppAttemptRegistry.class);
+
+  private final CoreInstance core;
+  private final QueueManager queues;
+  private final RMContext rmContext;
+
+  /** The scheduler's own application map, which Hadoop's code reads too. */
+  private final Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications;
+
+  private final AtomicLong nextAppKey = new AtomicLong(1);
+
+  /** Keys registered at APP_ADDED and not yet bound to the first attempt. */
+  private final Map<ApplicationId, Long> unboundKeys = new ConcurrentHashMap<ApplicationId, Long>();
+
+  private final Map<ApplicationAttemptId, Long> attemptKeys =
+      new ConcurrentHashMap<ApplicationAttemptId, Long>();
+  private final Map<Long, FiCaSchedulerApp> attemptsByKey =
+      new ConcurrentHashMap<Long, FiCaSchedulerApp>();
+
+  AppAttemptRegistry(
+      CoreInstance core,
+      QueueManager queues,
+      RMContext rmContext,
+      Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications) {
+    this.core = core;
+    this.queues = queues;
+    this.rmContext = rmContext;
+    this.applications = applications;
+  }
+
+  /**
+   * Accepts an application into the queue the core resolves, or rejects it with the core's reason
+   * (an unknown queue, say).
+   */
+  void addApplication(
+      ApplicationId applicationId, String queue, String user, boolean isAppRecovering) {
+    long key = nextAppKey.getAndIncrement();
+    String queueName;
+    try {
+      queueName = TidalNative.addApp(core.handle(), key, queue == null ? "" : queue, user);
+    } catch (TidalException e) {
+      LOG.info(
+          "Rejecting application "
+              + applicationId
+              + " of user "
+              + user
+              + " in queue "
+              + queue
+              + ": "
+              + e.getMessage());
+      rmContext
+          .getDispatcher()
+          .getEventHandler()
+          .handle(new RMAppEvent(applicationId, RMAppEventType.APP_REJECTED, e.getMessage()));
+      return;
+    }
+    TidalQueue tidalQueue = queues.queue(queueName);
+    SchedulerApplication<FiCaSchedulerApp> application =
+        new SchedulerApplication<FiCaSchedulerApp>(tidalQueue, user);
+    applications.put(applicationId, application);
+    unboundKeys.put(applicationId, key);
+    tidalQueue.getMetrics().submitApp(user);
+    RMApp rmApp = rmContext.getRMApps().get(applicationId);
+    if (rmApp != null) {
+      rmApp.setQueue(queueName);
+    }
+    LOG.info(
+        "Accepted application " + applicationId + " of user " + user + " into queue " + queueName);
+    if (!isAppRecovering) {
+      rmContext
+          .getDispatcher()
+          .getEventHandler()
+          .handle(new RMAppEvent(applicationId, RMAppEventType.APP_ACCEPTED));
+    }
+  }
+
+  /** Makes a new attempt its application's current one, in Hadoop and in the core. */
+  void addAttempt(
+      ApplicationAttemptId attemptId,
+      boolean transferStateFromPreviousAttempt,
+      boolean isAttemptRecovering) {
+    ApplicationId appId = attemptId.getApplicationId();
+    SchedulerApplication<FiCaSchedulerApp> application = applications.get(appId);
+    if (application == null) {
+      LOG.warn("Ignoring attempt " + attemptId + " of unknown application");
+      return;
+    }
+    TidalQueue queue = (TidalQueue) application.getQueue();
+    String user = application.getUser();
+    Long key = unboundKeys.remove(appId);
+    if (key == null) {
+      key = nextAppKey.getAndIncrement();
+      try {
+        TidalNative.addApp(core.handle(), key, queue.getQueueName(), user);
+      } catch (TidalException e) {
+        String message =
+            "Cannot schedule attempt "
+                + attemptId
+                + " in queue "
+                + queue.getQueueName()
+                + ": "
+                + e.getMessage();
+        LOG.error(message);
+        rmContext
+            .getDispatcher()
+            .getEventHandler()
+            .handle(new RMAppEvent(appId, RMAppEventType.KILL, message));
+        return;
+      }
+    }
+    FiCaSchedulerApp attempt =
+        new FiCaSchedulerApp(attemptId, user, queue, queue.getActiveUsersManager(), rmContext);
+    if (transferStateFromPreviousAttempt) {
+      attempt.transferStateFromPreviousAttempt(application.getCurrentAppAttempt());
+    }
+    application.setCurrentAppAttempt(attempt);
+    attemptKeys.put(attemptId, key);
+    attemptsByKey.put(key, attempt);
+    queue.getMetrics().submitAppAttempt(user);
+    LOG.info(
+        "Added attempt " + attemptId + " (app key " + key + ") in queue " + queue.getQueueName());
+    if (!isAttemptRecovering) {
+      rmContext
+          .getDispatcher()
+          .getEventHandler()
+          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
+    }
+  }
+
+  /** Forgets a finished application, and in the core its key with whatever it still holds. */
+  void removeApplication(ApplicationId appId, RMAppState finalState) {
+    SchedulerApplication<FiCaSchedulerApp> application = applications.remove(appId);
+    if (application == null) {
+      LOG.warn("Cannot remove unknown application " + appId);
+      return;
+    }
+    TidalQueue queue = (TidalQueue) application.getQueue();
+    queue.getActiveUsersManager().deactivateApplication(application.getUser(), appId);
+    application.stop(finalState);
+    Long key = unboundKeys.remove(appId);
+    FiCaSchedulerApp attempt = application.getCurrentAppAttempt();
+    if (key == null && attempt != null) {
+      key = attemptKeys.remove(attempt.getApplicationAttemptId());
+    }
+    if (key != null) {
+      attemptsByKey.remove(key);
+      TidalNative.removeApp(core.handle(), key);
+    }
+  }
+
+  /** Stops an attempt whose containers are completed or kept; the core drops it. */
+  void removeAttempt(FiCaSchedulerApp attempt, RMAppAttemptState finalState) {
+    attempt.stop(finalState);
+    Long key = attemptKeys.remove(attempt.getApplicationAttemptId());
+    if (key != null) {
+      attemptsByKey.remove(key);
+      // The core drops the attempt's asks and frees its allocations.
+      TidalNative.removeApp(core.handle(), key);
+    }
+  }
+
+  /** The attempt when it is its application's current one, else null. */
+  FiCaSchedulerApp current(ApplicationAttemptId attemptId) {
+    SchedulerApplication<FiCaSchedulerApp> app = applications.get(attemptId.getApplicationId());
+    FiCaSchedulerApp attempt = app == null ? null : app.getCurrentAppAttempt();
+    return attempt != null && attempt.getApplicationAttemptId().equals(attemptId) ? attempt : null;
+  }
+
+  /** The core's key of an attempt, or null when the core does not schedule it. */
+  Long key(ApplicationAttemptId attemptId) {
+    return attemptKeys.get(attemptId);
+  }
+
+  /** The attempt the core knows by {@code key}, or null when it is gone. */
+  FiCaSchedulerApp attempt(long key) {
+    return attemptsByKey.get(key);
+  }
+
+  /** Current attempts of the apps in a queue and its descendants; null for an unknown queue. */
+  List<ApplicationAttemptId> attemptsInQueue(String queueName) {
+    String fullName = QueueManager.fullName(queueName);
+    if (!queues.contains(fullName)) {
+      return null;
+    }
+    List<ApplicationAttemptId> attempts = new ArrayList<ApplicationAttemptId>();
+    for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
+      String appQueue = app.getQueue().getQueueName();
+      FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
+      if (attempt != null
+          && (fullName.equals(TidalScheduler.ROOT_QUEUE)
+              || appQueue.equals(fullName)
+              || appQueue.startsWith(fullName + "."))) {
+        attempts.add(attempt.getApplicationAttemptId());
+      }
+    }
+    return attempts;
+  }
+
+  /**
+   * Passes an ApplicationMaster's hints to the core for its attempt, which the caller has
+   * authenticated. Returns the core's reply JSON; a refused document leaves the app scheduled as
+   * before and surfaces as a TidalException with the core's message.
+   */
+  String setHints(ApplicationAttemptId attemptId, String hintsJson) {
+    Long key = attemptKeys.get(attemptId);
+    if (key == null) {
+      throw new TidalException(
+          "unknown application attempt "
+              + attemptId
+              + ": it is not scheduled (finished, or not yet added)");
+    }
+    String reply;
+    try {
+      reply = TidalNative.setHints(core.handle(), key, hintsJson);
+    } catch (TidalPanicException e) {
+      throw e;
+    } catch (TidalException e) {
+      // The core names the app by its internal key; the AM knows its application id.
+      String message =
+          String.valueOf(e.getMessage())
+              .replace("application " + key + ":", attemptId.getApplicationId() + ":");
+      throw new TidalException(message);
+    }
+    LOG.debug("Hints of " + attemptId + " accepted: " + reply);
+    return reply;
+  }
+}

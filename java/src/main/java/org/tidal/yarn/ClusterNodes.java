@@ -1,0 +1,238 @@
+package org.tidal.yarn;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
+import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNodeCleanContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.UpdatedContainerInfo;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.util.resource.Resources;
+
+/**
+ * The cluster's nodes on both sides, Hadoop's {@link FiCaSchedulerNode} records and capacity and
+ * the core's dense node ids, and their heartbeats: one native call per heartbeat frees the
+ * containers the node reports completed and decides what it starts, which {@link
+ * DecisionMaterializer} turns into containers. Every method runs under the scheduler's monitor.
+ */
+final class ClusterNodes {
+  private static final Log LOG = LogFactory.getLog(ClusterNodes.class);
+
+  private final TidalScheduler scheduler;
+
+  /** The scheduler's node map and live capacity, which Hadoop's code reads too. */
+  private final Map<NodeId, FiCaSchedulerNode> nodes;
+
+  private final Resource clusterResource;
+  private final CoreInstance core;
+  private final LocationTable locations;
+  private final UsageMetrics usage;
+  private final QueueMetrics rootMetrics;
+  private final DecisionMaterializer materializer;
+  private final ContainerCompletion completion;
+  private final RMContext rmContext;
+  private final boolean usePortForNodeName;
+
+  private final Map<NodeId, Integer> nodeIds = new ConcurrentHashMap<NodeId, Integer>();
+  private final TreeSet<Integer> freeNodeIds = new TreeSet<Integer>();
+  private int nextNodeId;
+
+  /** Decision buffer of the heartbeat, sized for the per-heartbeat cap. */
+  private long[] decisions = new long[0];
+
+  ClusterNodes(
+      TidalScheduler scheduler,
+      Map<NodeId, FiCaSchedulerNode> nodes,
+      Resource clusterResource,
+      CoreInstance core,
+      LocationTable locations,
+      UsageMetrics usage,
+      QueueMetrics rootMetrics,
+      DecisionMaterializer materializer,
+      ContainerCompletion completion,
+      RMContext rmContext,
+      boolean usePortForNodeName) {
+    this.scheduler = scheduler;
+    this.nodes = nodes;
+    this.clusterResource = clusterResource;
+    this.core = core;
+    this.locations = locations;
+    this.usage = usage;
+    this.rootMetrics = rootMetrics;
+    this.materializer = materializer;
+    this.completion = completion;
+    this.rmContext = rmContext;
+    this.usePortForNodeName = usePortForNodeName;
+  }
+
+  /** Makes room for up to {@code maxAssign} decisions per heartbeat. */
+  void setMaxAssignPerHeartbeat(int maxAssign) {
+    int capacity = maxAssign * TidalNative.DECISION_STRIDE;
+    if (decisions.length != capacity) {
+      decisions = new long[capacity];
+    }
+  }
+
+  void add(RMNode rmNode) {
+    FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
+    Integer id = freeNodeIds.isEmpty() ? Integer.valueOf(nextNodeId++) : freeNodeIds.pollFirst();
+    Resource total = node.getTotalResource();
+    try {
+      TidalNative.addNode(
+          core.handle(),
+          id,
+          locations.intern(node.getNodeName()),
+          locations.intern(node.getRackName()),
+          total.getMemory(),
+          total.getVirtualCores());
+    } catch (TidalException e) {
+      freeNodeIds.add(id);
+      throw e;
+    }
+    nodeIds.put(rmNode.getNodeID(), id);
+    nodes.put(rmNode.getNodeID(), node);
+    Resources.addTo(clusterResource, total);
+    scheduler.maximumAllocationChanged(node, true);
+    publishAvailable();
+    LOG.info(
+        "Added node "
+            + rmNode.getNodeAddress()
+            + " (native id "
+            + id
+            + ") with "
+            + total
+            + ", cluster capacity "
+            + clusterResource);
+  }
+
+  /**
+   * After a work-preserving RM restart a node reports the containers it kept running. The core
+   * cannot adopt them, so the node is told to stop them and their apps ask again.
+   */
+  void stopUnrecoveredContainers(RMNode rmNode, List<NMContainerStatus> reports) {
+    if (reports == null || !rmContext.isWorkPreservingRecoveryEnabled()) {
+      return;
+    }
+    for (NMContainerStatus report : reports) {
+      if (report.getContainerState() != ContainerState.COMPLETE) {
+        LOG.info(
+            "Stopping "
+                + report.getContainerId()
+                + " on "
+                + rmNode.getNodeAddress()
+                + ": Tidal does not recover containers");
+        rmContext
+            .getDispatcher()
+            .getEventHandler()
+            .handle(new RMNodeCleanContainerEvent(rmNode.getNodeID(), report.getContainerId()));
+      }
+    }
+  }
+
+  void remove(RMNode rmNode) {
+    FiCaSchedulerNode node = nodes.get(rmNode.getNodeID());
+    if (node == null) {
+      return;
+    }
+    completion.nodeLost(node);
+    nodes.remove(rmNode.getNodeID());
+    scheduler.maximumAllocationChanged(node, false);
+    Resources.subtractFrom(clusterResource, node.getTotalResource());
+    publishAvailable();
+    Integer id = nodeIds.remove(rmNode.getNodeID());
+    // The core forgets the node's allocations along with the node.
+    TidalNative.removeNode(core.handle(), id);
+    freeNodeIds.add(id);
+    LOG.info("Removed node " + rmNode.getNodeAddress() + ", cluster capacity " + clusterResource);
+  }
+
+  /** Resizes a node in the core; false for a node it does not know. */
+  boolean updateResource(RMNode rmNode, ResourceOption resourceOption) {
+    Integer id = nodeIds.get(rmNode.getNodeID());
+    if (id == null) {
+      return false;
+    }
+    Resource resource = resourceOption.getResource();
+    TidalNative.updateNodeResource(
+        core.handle(), id, resource.getMemory(), resource.getVirtualCores());
+    return true;
+  }
+
+  /** One node heartbeat: launched and completed containers in, started containers out. */
+  void heartbeat(RMNode rmNode) {
+    List<UpdatedContainerInfo> updates = rmNode.pullContainerUpdates();
+    FiCaSchedulerNode node = nodes.get(rmNode.getNodeID());
+    Integer id = nodeIds.get(rmNode.getNodeID());
+    if (node == null || id == null) {
+      return;
+    }
+    List<ContainerStatus> completed = new ArrayList<ContainerStatus>();
+    for (UpdatedContainerInfo update : updates) {
+      for (ContainerStatus launched : update.getNewlyLaunchedContainers()) {
+        scheduler.containerLaunched(launched.getContainerId(), node);
+      }
+      completed.addAll(update.getCompletedContainers());
+    }
+    long[] completedIds = new long[completed.size()];
+    int count = 0;
+    for (ContainerStatus status : completed) {
+      RMContainer container = scheduler.getRMContainer(status.getContainerId());
+      if (container != null
+          && completion.complete(container, status, RMContainerEventType.FINISHED)) {
+        completedIds[count++] = status.getContainerId().getContainerId();
+      }
+    }
+    completedIds = count == completedIds.length ? completedIds : Arrays.copyOf(completedIds, count);
+
+    if (rmContext.isWorkPreservingRecoveryEnabled()
+        && !rmContext.isSchedulerReadyForAllocatingContainers()) {
+      // Hadoop holds back allocation right after an RM restart; free without deciding.
+      for (long allocationId : completedIds) {
+        TidalNative.releaseAllocation(core.handle(), allocationId);
+      }
+      publishAvailable();
+      return;
+    }
+
+    int decided;
+    try {
+      decided = TidalNative.nodeHeartbeat(core.handle(), id, core.nowMs(), completedIds, decisions);
+    } catch (TidalException e) {
+      // The heartbeat frees completed allocations before deciding; releasing them again is a
+      // no-op when that already happened and keeps the core's accounting right when it did not.
+      for (long allocationId : completedIds) {
+        try {
+          TidalNative.releaseAllocation(core.handle(), allocationId);
+        } catch (TidalException again) {
+          LOG.error("Cannot release allocation " + allocationId + ": " + again.getMessage());
+        }
+      }
+      throw e;
+    }
+    for (int i = 0; i < decided; i++) {
+      materializer.materialize(node, decisions, i * TidalNative.DECISION_STRIDE);
+    }
+    usage.publishHeadroom(clusterResource, scheduler.getSchedulerApplications().values());
+    publishAvailable();
+  }
+
+  /** Publishes the root queue's available resources after the capacity or usage changed. */
+  void publishAvailable() {
+    usage.publishAvailable(clusterResource, rootMetrics);
+  }
+}

@@ -1,0 +1,121 @@
+package org.tidal.yarn;
+
+import java.util.Map;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+
+/**
+ * Completes containers in Hadoop's bookkeeping (attempt, node, used resources), whatever ended
+ * them: the node reported them finished, the AM released them, their node was lost, their attempt
+ * ended, or they expired before launch. Each container completes once, so the caller that completed
+ * it hands its allocation back to the core exactly once. Completion holds the scheduler's monitor,
+ * as Hadoop's {@code completedContainer} does.
+ */
+final class ContainerCompletion {
+  private static final Log LOG = LogFactory.getLog(ContainerCompletion.class);
+
+  private final TidalScheduler scheduler;
+
+  /** The scheduler's node map. */
+  private final Map<NodeId, FiCaSchedulerNode> nodes;
+
+  private final CoreInstance core;
+  private final UsageMetrics usage;
+
+  ContainerCompletion(
+      TidalScheduler scheduler,
+      Map<NodeId, FiCaSchedulerNode> nodes,
+      CoreInstance core,
+      UsageMetrics usage) {
+    this.scheduler = scheduler;
+    this.nodes = nodes;
+    this.core = core;
+    this.usage = usage;
+  }
+
+  /** Returns true only for the one call that actually completed the container. */
+  boolean complete(RMContainer rmContainer, ContainerStatus status, RMContainerEventType event) {
+    synchronized (scheduler) {
+      Container container = rmContainer.getContainer();
+      FiCaSchedulerApp app = scheduler.getCurrentAttemptForContainer(container.getId());
+      if (app == null) {
+        LOG.info(
+            "Container "
+                + container.getId()
+                + " of an unknown application completed ("
+                + event
+                + ")");
+        return false;
+      }
+      if (!app.containerCompleted(rmContainer, status, event)) {
+        return false;
+      }
+      FiCaSchedulerNode node = nodes.get(container.getNodeId());
+      if (node != null) {
+        node.releaseContainer(container);
+      }
+      usage.containerFinished(container.getResource());
+      LOG.info(
+          "Attempt "
+              + app.getApplicationAttemptId()
+              + " released container "
+              + container.getId()
+              + " on "
+              + container.getNodeId()
+              + " ("
+              + event
+              + ")");
+      return true;
+    }
+  }
+
+  /** A container whose AM never launched it; the core frees its allocation too. */
+  void expired(ContainerId containerId) {
+    synchronized (scheduler) {
+      RMContainer container = scheduler.getRMContainer(containerId);
+      if (container != null
+          && complete(
+              container,
+              SchedulerUtils.createAbnormalContainerStatus(
+                  containerId, SchedulerUtils.EXPIRED_CONTAINER),
+              RMContainerEventType.EXPIRE)) {
+        TidalNative.releaseAllocation(core.handle(), containerId.getContainerId());
+      }
+    }
+  }
+
+  /** Kills an ended attempt's containers, but those running on when the attempt keeps them. */
+  void attemptEnded(FiCaSchedulerApp attempt, boolean keepRunningContainers) {
+    for (RMContainer container : attempt.getLiveContainers()) {
+      if (keepRunningContainers && container.getState().equals(RMContainerState.RUNNING)) {
+        continue;
+      }
+      complete(
+          container,
+          SchedulerUtils.createAbnormalContainerStatus(
+              container.getContainerId(), SchedulerUtils.COMPLETED_APPLICATION),
+          RMContainerEventType.KILL);
+    }
+  }
+
+  /** Kills the containers of a lost node; the core forgets them with the node. */
+  void nodeLost(FiCaSchedulerNode node) {
+    for (RMContainer container : node.getRunningContainers()) {
+      complete(
+          container,
+          SchedulerUtils.createAbnormalContainerStatus(
+              container.getContainerId(), SchedulerUtils.LOST_CONTAINER),
+          RMContainerEventType.KILL);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package org.tidal.yarn;
+
+/**
+ * The Rust core's scheduler instance behind one {@link TidalScheduler}: its handle, the clock the
+ * core is driven by, and the pump that forwards the core's log records to the RM log.
+ */
+final class CoreInstance {
+  private final NativeLogPump logPump = new NativeLogPump();
+
+  /**
+   * The core's clock is milliseconds since this instance's scheduler was created, read from a
+   * monotonic source. BoPF lays burst windows out in a profile that is dense from its epoch and
+   * bounded in length, so epoch-based wall-clock times would put every burst beyond it; a monotonic
+   * clock also keeps burst and share accounting right across wall-clock steps.
+   */
+  private final long clockOriginNanos = System.nanoTime();
+
+  private final long clockOriginWallMs = System.currentTimeMillis();
+
+  /** 0 before {@link #create} and after {@link #detach}: native calls then fail, none crash. */
+  private volatile long handle;
+
+  /** Creates the native instance; the core's records of a refusal reach the log first. */
+  void create(String allocationXml, long[] settings) {
+    try {
+      handle = TidalNative.create(allocationXml, settings);
+    } catch (TidalException e) {
+      NativeLogPump.drain();
+      throw e;
+    }
+  }
+
+  long handle() {
+    return handle;
+  }
+
+  void startLogPump() {
+    logPump.start();
+  }
+
+  /** Takes the handle away from every later call; returns it for {@link #destroy}. */
+  long detach() {
+    long old = handle;
+    handle = 0;
+    return old;
+  }
+
+  /**
+   * Frees a detached instance and stops the log pump after its last records. Nothing native exists
+   * when initialisation failed before the instance was created.
+   */
+  void destroy(long detached) throws InterruptedException {
+    if (detached != 0) {
+      TidalNative.destroy(detached);
+      logPump.stop();
+    }
+  }
+
+  /** Now on the core's clock. */
+  long nowMs() {
+    return (System.nanoTime() - clockOriginNanos) / 1000000L;
+  }
+
+  /** A time of the core's clock as wall-clock milliseconds since 1970. */
+  long wallClockMs(long coreMs) {
+    return clockOriginWallMs + coreMs;
+  }
+}

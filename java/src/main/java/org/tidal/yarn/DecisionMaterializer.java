@@ -1,0 +1,149 @@
+package org.tidal.yarn;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+
+/**
+ * Turns the core's decision records into containers with Hadoop's own bookkeeping: the attempt's
+ * {@link FiCaSchedulerApp#allocate} (which decrements its asks as Hadoop's schedulers do) and the
+ * node's. A decision Hadoop cannot take, because the attempt stopped or its asks changed since the
+ * core saw them, is handed back to the core. The allocation id becomes the container number, so a
+ * container names its allocation for the rest of its life.
+ */
+final class DecisionMaterializer {
+  private static final Log LOG = LogFactory.getLog(DecisionMaterializer.class);
+
+  private final CoreInstance core;
+  private final AppAttemptRegistry attempts;
+  private final UsageMetrics usage;
+
+  DecisionMaterializer(CoreInstance core, AppAttemptRegistry attempts, UsageMetrics usage) {
+    this.core = core;
+    this.attempts = attempts;
+    this.usage = usage;
+  }
+
+  /** Turns the decision record at {@code offset} into a container on {@code node}. */
+  void materialize(FiCaSchedulerNode node, long[] d, int offset) {
+    long allocationId = d[offset + TidalNative.DEC_ALLOCATION_ID];
+    FiCaSchedulerApp app = attempts.attempt(d[offset + TidalNative.DEC_APP_KEY]);
+    Priority priority = Priority.newInstance((int) d[offset + TidalNative.DEC_PRIORITY]);
+    Resource capability =
+        Resource.newInstance(
+            (int) d[offset + TidalNative.DEC_MEMORY_MB], (int) d[offset + TidalNative.DEC_VCORES]);
+    int locality = (int) d[offset + TidalNative.DEC_LOCALITY];
+    String failure;
+    RMContainer rmContainer = null;
+    if (app == null) {
+      failure = "its application attempt is gone";
+    } else {
+      synchronized (app) {
+        failure = unmaterializable(app, node, priority, locality, capability);
+        if (failure == null) {
+          NodeType type = nodeType(locality);
+          ResourceRequest request = app.getResourceRequest(priority, resourceName(node, locality));
+          ContainerId containerId =
+              ContainerId.newContainerId(app.getApplicationAttemptId(), allocationId);
+          Container container =
+              Container.newInstance(
+                  containerId,
+                  node.getNodeID(),
+                  node.getRMNode().getHttpAddress(),
+                  capability,
+                  priority,
+                  null);
+          rmContainer = app.allocate(type, node, priority, request, container);
+          if (rmContainer == null) {
+            failure = "the attempt is stopped or has no outstanding request";
+          }
+        }
+      }
+    }
+    if (rmContainer == null) {
+      LOG.warn(
+          "Releasing allocation "
+              + allocationId
+              + " on "
+              + node.getNodeName()
+              + " (priority "
+              + priority
+              + ", "
+              + capability
+              + "): "
+              + failure);
+      TidalNative.releaseAllocation(core.handle(), allocationId);
+      return;
+    }
+    node.allocateContainer(rmContainer);
+    usage.containerStarted(capability);
+  }
+
+  /** Why Hadoop's bookkeeping cannot take the decision, or null when it can. */
+  private static String unmaterializable(
+      FiCaSchedulerApp app,
+      FiCaSchedulerNode node,
+      Priority priority,
+      int locality,
+      Resource capability) {
+    if (app.isStopped()) {
+      return "its application attempt is stopped";
+    }
+    if (locality != TidalNative.LOCALITY_NODE
+        && locality != TidalNative.LOCALITY_RACK
+        && locality != TidalNative.LOCALITY_OFF_SWITCH) {
+      return "unknown locality " + locality;
+    }
+    ResourceRequest request = app.getResourceRequest(priority, resourceName(node, locality));
+    if (request == null || request.getNumContainers() <= 0) {
+      return "no outstanding request at " + resourceName(node, locality);
+    }
+    if (!request.getCapability().equals(capability)) {
+      return "the request now asks for " + request.getCapability();
+    }
+    // Hadoop decrements the rack and ANY requests along with a node-local one.
+    if (locality == TidalNative.LOCALITY_NODE) {
+      ResourceRequest rack = app.getResourceRequest(priority, node.getRackName());
+      if (rack == null || rack.getNumContainers() <= 0) {
+        return "no outstanding request at " + node.getRackName();
+      }
+    }
+    if (locality != TidalNative.LOCALITY_OFF_SWITCH) {
+      ResourceRequest any = app.getResourceRequest(priority, ResourceRequest.ANY);
+      if (any == null || any.getNumContainers() <= 0) {
+        return "no outstanding request at " + ResourceRequest.ANY;
+      }
+    }
+    return null;
+  }
+
+  private static NodeType nodeType(int locality) {
+    switch (locality) {
+      case TidalNative.LOCALITY_NODE:
+        return NodeType.NODE_LOCAL;
+      case TidalNative.LOCALITY_RACK:
+        return NodeType.RACK_LOCAL;
+      default:
+        return NodeType.OFF_SWITCH;
+    }
+  }
+
+  private static String resourceName(FiCaSchedulerNode node, int locality) {
+    switch (locality) {
+      case TidalNative.LOCALITY_NODE:
+        return node.getNodeName();
+      case TidalNative.LOCALITY_RACK:
+        return node.getRackName();
+      default:
+        return ResourceRequest.ANY;
+    }
+  }
+}

@@ -1,0 +1,210 @@
+package org.tidal.yarn;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueState;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.util.Records;
+import org.codehaus.jackson.JsonNode;
+import org.codehaus.jackson.map.ObjectMapper;
+
+/**
+ * The scheduler's queues as Hadoop sees them, as FairScheduler's QueueManager keeps its own: a
+ * {@link TidalQueue} handle for every queue the core reports, created with its parents on first
+ * use, the queue info and ACLs YARN's clients read, and queue registration at run time. The queues'
+ * state and shares live in the core; every view here reads a fresh snapshot of it.
+ */
+final class QueueManager {
+  private static final Log LOG = LogFactory.getLog(QueueManager.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String ROOT = TidalScheduler.ROOT_QUEUE;
+
+  private final CoreInstance core;
+  private final Configuration conf;
+  private final Map<String, TidalQueue> queues = new ConcurrentHashMap<String, TidalQueue>();
+  private final TidalQueue root;
+
+  QueueManager(CoreInstance core, Configuration conf) {
+    this.core = core;
+    this.conf = conf;
+    root = new TidalQueue(this, ROOT, null, conf);
+    queues.put(ROOT, root);
+  }
+
+  TidalQueue root() {
+    return root;
+  }
+
+  /** "a" and "root.a" name the same queue; null and "" name the root. The core builds names. */
+  static String fullName(String queueName) {
+    return TidalNative.fullQueueName(queueName);
+  }
+
+  /** Whether a queue of this full name has a Hadoop-side handle. */
+  boolean contains(String fullName) {
+    return queues.containsKey(fullName);
+  }
+
+  /** The Java handle of a queue the core named, created with its parents on first use. */
+  TidalQueue queue(String fullName) {
+    TidalQueue queue = queues.get(fullName);
+    if (queue != null) {
+      return queue;
+    }
+    synchronized (queues) {
+      queue = queues.get(fullName);
+      if (queue == null) {
+        int dot = fullName.lastIndexOf('.');
+        TidalQueue parent = dot > 0 ? queue(fullName.substring(0, dot)) : root;
+        queue = new TidalQueue(this, fullName, parent, conf);
+        queues.put(fullName, queue);
+      }
+      return queue;
+    }
+  }
+
+  /** Creates the Java side of every queue the core reports. */
+  void syncWithCore() throws IOException {
+    for (QueueStatus.Leaf leaf : status().queues) {
+      queue(leaf.name);
+    }
+  }
+
+  /** The core's queue status JSON (see {@link TidalNative#queueStatusJson}). */
+  String statusJson() {
+    return TidalNative.queueStatusJson(core.handle());
+  }
+
+  private QueueStatus status() throws IOException {
+    return QueueStatus.parse(statusJson());
+  }
+
+  /** Queue info of a queue named short or full; an IOException for an unknown one. */
+  QueueInfo queueInfo(String queueName, boolean includeChildQueues, boolean recursive)
+      throws IOException {
+    QueueInfo info = queueInfo(status(), fullName(queueName), includeChildQueues, recursive);
+    if (info == null) {
+      throw new IOException("Unknown queue: " + queueName);
+    }
+    return info;
+  }
+
+  /**
+   * Queue info of a queue's handle, from a fresh core snapshot: STOPPED when the core no longer has
+   * the queue (a queue dropped from the file keeps its handle) or cannot report it.
+   */
+  QueueInfo queueInfoOrStopped(String fullName, boolean includeChildQueues, boolean recursive) {
+    QueueInfo info = null;
+    try {
+      info = queueInfo(status(), fullName, includeChildQueues, recursive);
+    } catch (IOException e) {
+      LOG.error("Cannot read queue status: " + e.getMessage(), e);
+    }
+    return info != null ? info : stoppedQueueInfo(fullName);
+  }
+
+  private static QueueInfo queueInfo(
+      QueueStatus status, String fullName, boolean includeChildQueues, boolean recursive) {
+    QueueInfo info = Records.newRecord(QueueInfo.class);
+    info.setQueueName(fullName);
+    info.setQueueState(QueueState.RUNNING);
+    info.setMaximumCapacity(1.0f);
+    info.setApplications(Collections.<ApplicationReport>emptyList());
+    if (fullName.equals(ROOT)) {
+      info.setCapacity(1.0f);
+      info.setCurrentCapacity(
+          (float)
+              Math.max(
+                  share(status.usedMemoryMb(), status.clusterMemoryMb),
+                  share(status.usedVcores(), status.clusterVcores)));
+    } else {
+      QueueStatus.Leaf leaf = status.find(fullName);
+      if (leaf == null) {
+        return null;
+      }
+      // As in FairScheduler, both figures are fractions of the whole cluster.
+      info.setCapacity((float) leaf.fairShare);
+      info.setCurrentCapacity((float) leaf.dominantShare);
+    }
+    List<QueueInfo> children = new ArrayList<QueueInfo>();
+    if (includeChildQueues) {
+      for (QueueStatus.Leaf leaf : status.queues) {
+        if (isChild(fullName, leaf.name)) {
+          children.add(queueInfo(status, leaf.name, recursive, recursive));
+        }
+      }
+    }
+    info.setChildQueues(children);
+    return info;
+  }
+
+  private static boolean isChild(String parent, String name) {
+    return name.startsWith(parent + ".") && name.indexOf('.', parent.length() + 1) < 0;
+  }
+
+  private static double share(long used, long total) {
+    return total <= 0 ? 0.0 : (double) used / total;
+  }
+
+  private static QueueInfo stoppedQueueInfo(String fullName) {
+    QueueInfo info = Records.newRecord(QueueInfo.class);
+    info.setQueueName(fullName);
+    info.setQueueState(QueueState.STOPPED);
+    info.setChildQueues(new ArrayList<QueueInfo>());
+    return info;
+  }
+
+  /** Every user may do everything in every queue: the root's and each leaf's ACL info. */
+  List<QueueUserACLInfo> userAclInfo() {
+    List<QueueUserACLInfo> infos = new ArrayList<QueueUserACLInfo>();
+    infos.add(TidalQueue.userAclInfo(ROOT));
+    try {
+      for (QueueStatus.Leaf leaf : status().queues) {
+        infos.add(TidalQueue.userAclInfo(leaf.name));
+      }
+    } catch (IOException e) {
+      LOG.error("Cannot read queue status: " + e.getMessage(), e);
+    }
+    return infos;
+  }
+
+  /**
+   * Registers a queue at run time for {@code user} and returns the core's verdict JSON. An admitted
+   * queue gets its Hadoop-side handle right away, so apps can be submitted to it.
+   */
+  String register(String queueXml, String user, boolean admin) throws IOException {
+    String verdict = TidalNative.registerQueue(core.handle(), queueXml, user, admin);
+    JsonNode node = JSON.readTree(verdict);
+    String name = node.path("queue").getTextValue();
+    if (name != null && node.path("admitted").getBooleanValue()) {
+      queue(fullName(name));
+    }
+    LOG.info(
+        "User "
+            + user
+            + (admin ? " (administrator)" : "")
+            + " registered queue "
+            + name
+            + ": "
+            + node.path("class").getTextValue()
+            + " ("
+            + node.path("reason").getTextValue()
+            + ")");
+    return verdict;
+  }
+
+  /** Removes a queue registered at run time; the core checks that {@code user} may. */
+  void unregister(String queue, String user, boolean admin) {
+    TidalNative.unregisterQueue(core.handle(), queue, user, admin);
+    LOG.info("User " + user + (admin ? " (administrator)" : "") + " unregistered queue " + queue);
+  }
+}

@@ -1,0 +1,28 @@
+//! Identifiers and scalar keys every layer shares: who a node, app, queue, allocation or
+//! location is, and the bounds that keep ids from indexing huge vectors.
+
+/// Caller-chosen node id (dense small integers are cheapest).
+pub type NodeId = u32;
+/// Caller-chosen application key (one per application attempt in YARN).
+pub type AppKey = u64;
+/// Index of a queue in the cluster state's queue vector; stable for the queue's lifetime.
+pub type QueueIdx = usize;
+/// Index of an application in the app slab; stable while the app lives.
+pub type AppIdx = usize;
+/// Core-assigned allocation id, unique per scheduler instance and below [`MAX_ALLOCATION_ID`].
+pub type AllocationId = u64;
+/// YARN request priority: a lower number is served first.
+pub type Priority = i32;
+/// An interned host or rack name. The caller interns; the core only compares ids.
+pub type LocationId = u32;
+
+/// The id of YARN's `*` resource name.
+pub const ANY: LocationId = 0;
+
+/// Node ids above this are refused: ids index a vector, and a stray huge id must not allocate
+/// gigabytes.
+pub const MAX_NODE_ID: NodeId = 1 << 22;
+
+/// Allocation ids must stay below this: they become the 40-bit container number of a YARN
+/// `ContainerId`.
+pub const MAX_ALLOCATION_ID: AllocationId = 1 << 40;

@@ -1,0 +1,118 @@
+//! The two sides of the bridge agree: every `native` method of `TidalNative.java` has a Rust
+//! export of the same name and arity and vice versa, and every exception class the bridge
+//! raises exists on the Java side as a `TidalException`. A mismatch would otherwise surface only
+//! at run time, as an `UnsatisfiedLinkError` or a silently dropped error.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const JAVA_PACKAGE_DIR: &str = "java/src/main/java";
+const NATIVE_CLASS: &str = "org/tidal/yarn/TidalNative";
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// Strips `//` and `/* */` comments, so documentation mentioning a method does not count.
+fn strip_comments(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut rest = src;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("//") {
+            rest = r.find('\n').map_or("", |i| &r[i..]);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.find("*/").map_or("", |i| &r[i + 2..]);
+        } else {
+            let c = rest.chars().next().expect("not empty");
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// Number of comma-separated parameters in the text between a `(` and its `)`.
+fn arity(params: &str) -> usize {
+    let params = params.trim();
+    if params.is_empty() {
+        0
+    } else {
+        params.split(',').filter(|p| !p.trim().is_empty()).count()
+    }
+}
+
+/// `name -> arity` of the `native` methods declared in the Java class.
+fn java_natives() -> BTreeMap<String, usize> {
+    let src = strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join(format!("{NATIVE_CLASS}.java"))));
+    let mut out = BTreeMap::new();
+    for decl in src.split(';') {
+        // A declaration reads `... native <type> <name>(<params>)`; anything before `native`
+        // in the chunk (an earlier member's body) is skipped.
+        let Some(at) = decl.find(" native ") else { continue };
+        let decl = &decl[at..];
+        let Some(open) = decl.find('(') else { continue };
+        let head = &decl[..open];
+        let name = head.split_whitespace().last().expect("a method name before '('").to_string();
+        let close = decl.rfind(')').expect("a ')' closing the parameters");
+        assert!(out.insert(name.clone(), arity(&decl[open + 1..close])).is_none(), "overloaded native {name}");
+    }
+    out
+}
+
+/// `name -> arity` (without the JNIEnv and class parameters) of the exported JNI functions.
+fn rust_exports() -> BTreeMap<String, usize> {
+    let prefix = format!("Java_{}_", NATIVE_CLASS.replace('/', "_"));
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(repo_root().join("rust/jni/src")).expect("rust/jni/src") {
+        let path = entry.expect("dir entry").path();
+        let src = strip_comments(&read(&path));
+        let mut rest = src.as_str();
+        while let Some(at) = rest.find("extern \"system\" fn ") {
+            let after = &rest[at + "extern \"system\" fn ".len()..];
+            let preceding = &rest[..at];
+            let name_end = after.find(|c: char| !(c.is_alphanumeric() || c == '_')).expect("a name");
+            let name = &after[..name_end];
+            let open = after.find('(').expect("parameters");
+            let close = after.find(')').expect("closing parenthesis");
+            let last_attr = preceding.rfind("#[").map(|i| &preceding[i..]).unwrap_or("");
+            if let Some(method) = name.strip_prefix(&prefix) {
+                assert!(last_attr.starts_with("#[no_mangle]"), "{name} is not #[no_mangle], so the JVM cannot find it");
+                let params = arity(&after[open + 1..close]);
+                assert!(params >= 2, "{name} lacks the JNIEnv and class parameters");
+                out.insert(method.to_string(), params - 2);
+            }
+            rest = &after[close..];
+        }
+    }
+    out
+}
+
+#[test]
+fn every_java_native_has_a_rust_export_of_the_same_arity_and_vice_versa() {
+    let java = java_natives();
+    let rust = rust_exports();
+    assert!(java.len() >= 10, "parsed only {} natives from the Java class: {java:?}", java.len());
+    let missing: Vec<_> = java.keys().filter(|k| !rust.contains_key(*k)).collect();
+    let extra: Vec<_> = rust.keys().filter(|k| !java.contains_key(*k)).collect();
+    assert!(missing.is_empty(), "Java declares natives with no Rust export: {missing:?}");
+    assert!(extra.is_empty(), "Rust exports functions Java does not declare: {extra:?}");
+    for (name, n) in &java {
+        assert_eq!(rust[name], *n, "{name}: Java declares {n} parameters, Rust takes {}", rust[name]);
+    }
+}
+
+#[test]
+fn every_exception_class_the_bridge_raises_is_a_java_tidal_exception() {
+    for class in tidal_jni::exceptions::ALL {
+        let path = repo_root().join(JAVA_PACKAGE_DIR).join(format!("{class}.java"));
+        let src = strip_comments(&read(&path));
+        let simple = class.rsplit('/').next().expect("a class name");
+        let is_root = simple == "TidalException";
+        let extends = if is_root { "extends RuntimeException" } else { "extends TidalException" };
+        assert!(src.contains(&format!("class {simple} {extends}")), "{class} must be declared `{extends}`");
+    }
+}

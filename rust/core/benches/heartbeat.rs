@@ -3,6 +3,8 @@
 //! are topped up outside the timed section.
 //!
 //! - DRF: 10,000 nodes, 1,000 apps in 100 queues, 50,000 pending container requests.
+//! - One node, one app (the JNI benchmark's case without JNI): the fixed cost of a heartbeat
+//!   that completes ten containers and starts ten.
 //! - BoPF: one allocation round over 20,000 queues (1,000 Hard LQs in a burst, 1,000 Elastic
 //!   LQs, 18,000 TQs), one app each, 10,000 nodes.
 //!
@@ -53,6 +55,14 @@ fn drf(c: &mut Criterion) {
     bench_heartbeats(c, "heartbeat_drf_10k_nodes_1k_apps_100_queues_50k_pending", s, 50);
 }
 
+fn single_node(c: &mut Criterion) {
+    let mut s = Scheduler::from_xml("<tidal><queue name=\"a\"/></tidal>", Settings::default()).unwrap();
+    s.add_node(0, 1, 2, Resources::new(16 * 1024, 16)).unwrap();
+    s.add_app(1, "a", "bench").unwrap();
+    s.update_asks(1, &[ask(i32::MAX as i64)], &[], &[]).unwrap();
+    support::steady_heartbeats(c, "heartbeat_1_node_1_app_10_done_10_started", &mut s, 1, |_, _| {});
+}
+
 fn bopf(c: &mut Criterion) {
     const LQS: usize = 2_000;
     const QUEUES: usize = 20_000;
@@ -79,6 +89,6 @@ fn bopf(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(50);
-    targets = drf, bopf
+    targets = drf, single_node, bopf
 }
 criterion_main!(benches);

@@ -27,10 +27,10 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * The two Spark-seed policies inside a MockRM: UWFQ ordering apps of several users, and speculative
- * slot reservation holding a DAG app's slots across its barrier.
+ * The two techniques adapted from Spark papers, inside a MockRM: UWFQ ordering apps of several
+ * users, and speculative slot reservation holding a DAG app's slots across its barrier.
  */
-public class TestTidalSeedPolicies {
+public class TestTidalUwfqAndSlotReservation {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
   @Rule public final MockRmRule rms = new MockRmRule();

@@ -202,6 +202,11 @@ pub fn apply(app: AppKey, json: &str, previous: Option<&AppHints>, asks: &AskTab
     if json.len() > MAX_HINTS_BYTES {
         return Err(bad(app, "(document)", format!("{} bytes exceed the limit of {MAX_HINTS_BYTES}", json.len())));
     }
+    // serde would also read a struct written as a JSON array of its fields; the schema says
+    // object, and so does the core.
+    if !json.trim_start().starts_with('{') {
+        return Err(bad(app, "(document)", "must be a JSON object"));
+    }
     let doc: HintsDoc = serde_json::from_str(json)
         .map_err(|e| CoreError::InvalidInput(format!("hints for application {app}: malformed JSON: {e}")))?;
     if doc.version != HINTS_VERSION as i64 {

@@ -167,13 +167,11 @@ impl Reservations {
 
     /// Adds a hold if the node has room for it outside every other allocation and hold.
     fn add_hold(&mut self, state: &ClusterState, node: NodeId, hold: Hold) -> bool {
-        let Some(Some(app)) = self.apps.get_mut(hold.app) else { return false };
         let Some(n) = state.node(node) else { return false };
-        let free =
-            n.capacity.saturating_sub(&(n.allocated + self.reserved.get(node as usize).copied().unwrap_or_default()));
-        if !hold.resources.fits_in(&free) || hold.resources.is_zero() {
+        if !hold.resources.fits_in(&self.free_on(n)) || hold.resources.is_zero() {
             return false;
         }
+        let Some(Some(app)) = self.apps.get_mut(hold.app) else { return false };
         app.held_on.push(node);
         if self.nodes.len() <= node as usize {
             self.nodes.resize_with(node as usize + 1, Vec::new);

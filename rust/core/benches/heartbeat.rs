@@ -13,28 +13,9 @@
 mod support;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use support::{ask, bopf_queues_xml, cluster, BOPF_QUEUES, NODES};
 use tidal_core::config::Settings;
-use tidal_core::ids::ANY;
-use tidal_core::request::Ask;
 use tidal_core::{Resources, Scheduler};
-
-const NODES: u32 = 10_000;
-
-fn ask(n: i64) -> Ask {
-    Ask { priority: 1, location: ANY, num_containers: n, relax_locality: true, capability: Resources::new(1024, 1) }
-}
-
-fn cluster(queues_xml: &str, apps: u64, queue_of: impl Fn(u64) -> String, asks_per_app: i64) -> Scheduler {
-    let mut s = Scheduler::from_xml(&format!("<tidal>{queues_xml}</tidal>"), Settings::default()).unwrap();
-    for n in 0..NODES {
-        s.add_node(n, 1_000 + n, 1 + n / 40, Resources::new(16 * 1024, 16)).unwrap();
-    }
-    for a in 0..apps {
-        s.add_app(a, &queue_of(a), "bench").unwrap();
-        s.update_asks(a, &[ask(asks_per_app)], &[], &[]).unwrap();
-    }
-    s
-}
 
 /// Steady-state heartbeats, asks topped up to `asks_per_app` after each.
 fn bench_heartbeats(c: &mut Criterion, name: &str, mut s: Scheduler, asks_per_app: i64) {
@@ -64,25 +45,7 @@ fn single_node(c: &mut Criterion) {
 }
 
 fn bopf(c: &mut Criterion) {
-    const LQS: usize = 2_000;
-    const QUEUES: usize = 20_000;
-    // Capacity 160,000 vcores; with 20,000 queues the fair share of a 600 s period is 4,800
-    // vcore-seconds. Even LQs ask 600 (Hard: rate 10 vcores each, 10,000 in all); odd LQs ask
-    // 6,000 (above the fair share: Elastic).
-    let mut xml = String::from("<policy>bopf</policy>");
-    for q in 0..QUEUES {
-        if q < LQS {
-            let demand = if q % 2 == 0 { 600 } else { 6_000 };
-            xml.push_str(&format!(
-                "<queue name=\"q{q}\"><type>lq</type><period-sec>600</period-sec><deadline-sec>60</deadline-sec>\
-                 <burst-demand><vcores>{demand}</vcores><memory-mb>{}</memory-mb></burst-demand></queue>",
-                demand * 1024
-            ));
-        } else {
-            xml.push_str(&format!("<queue name=\"q{q}\"/>"));
-        }
-    }
-    let s = cluster(&xml, QUEUES as u64, |a| format!("q{a}"), 5);
+    let s = cluster(&bopf_queues_xml(), BOPF_QUEUES as u64, |a| format!("q{a}"), 5);
     bench_heartbeats(c, "heartbeat_bopf_20k_queues_10k_nodes", s, 5);
 }
 

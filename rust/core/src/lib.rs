@@ -18,6 +18,7 @@ pub mod request;
 pub mod reservation;
 pub mod resource;
 pub mod scheduler;
+pub mod snapshot;
 pub mod state;
 pub mod status;
 pub mod uwfq;

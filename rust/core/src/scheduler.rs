@@ -4,7 +4,9 @@
 //! Every mutating call validates its input completely before changing anything, so an error
 //! leaves the state exactly as it was. [`Scheduler::node_heartbeat`] reads top to bottom as
 //! phases (check, clock and completions, policy refresh, slot reservation, queue offers) and
-//! starts every container through `commit`. Policies only read the state and
+//! starts every container through `commit`; containers that already run elsewhere (after a
+//! ResourceManager restart) are booked through [`Scheduler::adopt`], and both share one booking
+//! path. Policies only read the state and
 //! propose; slot reservation ([`crate::holds`]) owns its holds and is called at named points:
 //! a container started (`reservation_started`), a container ended (`reservation_ended`),
 //! before the node is offered to queues (expiry and held slots served first), and when a
@@ -22,6 +24,9 @@ use crate::request::{Ask, Placement};
 use crate::reservation::StageTask;
 use crate::resource::Resources;
 use crate::resource::MAX_RESOURCE_AMOUNT;
+use crate::snapshot::{
+    PolicySnapshot, QueueSnapshot, RestoreSummary, RestoredQueue, RuntimeQueue, Snapshot, SNAPSHOT_VERSION,
+};
 use crate::state::{Allocation, App, ClusterState, Node, Queue};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -47,6 +52,23 @@ struct Target {
     rack: LocationId,
 }
 
+/// How a container being booked came to run.
+#[derive(Copy, Clone, Debug)]
+enum Origin {
+    /// Placed by a heartbeat on an ask of the app, at this locality on the node's host and rack.
+    Ask { locality: Locality, host: LocationId, rack: LocationId },
+    /// Already running: granted before, by an earlier instance or ResourceManager.
+    Adopted,
+}
+
+/// A queue registered at run time, with the `<queue>` element it was registered from.
+#[derive(Clone, Debug)]
+struct Registered {
+    /// As parsed, with the registering user as owner.
+    config: QueueConfig,
+    xml: String,
+}
+
 /// Who asks for a run-time queue change: its owner or an administrator may change a queue.
 #[derive(Copy, Clone, Debug)]
 pub struct Caller<'a> {
@@ -58,8 +80,9 @@ pub struct Scheduler {
     state: ClusterState,
     settings: Settings,
     queue_file: QueueFile,
-    /// Queues registered at run time; they survive reloads of the allocation file.
-    registered: Vec<QueueConfig>,
+    /// Queues registered at run time, in registration order; they survive reloads of the
+    /// allocation file.
+    registered: Vec<Registered>,
     policy: Box<dyn Policy>,
     app_policy: Box<dyn AppPolicy>,
     /// Queues to offer the node to, by policy key; reused across heartbeats so the hot path
@@ -206,9 +229,10 @@ impl Scheduler {
         for q in &mut self.state.queues {
             q.retired = true;
         }
-        self.registered.retain(|r| !queue_file.queues.iter().any(|f| f.name == r.name));
+        self.registered.retain(|r| !queue_file.queues.iter().any(|f| f.name == r.config.name));
         let mut order = Vec::new();
-        for qc in queue_file.queues.iter().chain(self.registered.clone().iter()) {
+        let runtime: Vec<QueueConfig> = self.registered.iter().map(|r| r.config.clone()).collect();
+        for qc in queue_file.queues.iter().chain(runtime.iter()) {
             order.push(self.upsert_queue(qc));
         }
         self.policy = policy::build(&queue_file);
@@ -249,9 +273,19 @@ impl Scheduler {
         Ok(())
     }
 
-    /// Registers a queue at run time (for example an LQ a user brings) and returns the
-    /// admission verdict. The caller becomes the queue's owner. A rejected queue is not kept.
-    pub fn register_queue(&mut self, mut config: QueueConfig, caller: Caller) -> Result<Admission> {
+    /// Registers a queue at run time (for example an LQ a user brings) from a `<queue>` element
+    /// of the allocation-file format, and returns the queue's full name and the admission
+    /// verdict. The caller becomes the queue's owner. A rejected queue is not kept. The element
+    /// is kept as given, so a snapshot can register the queue again exactly.
+    pub fn register_queue_xml(&mut self, xml: &str, caller: Caller) -> Result<(String, Admission)> {
+        let config = config::parse_queue_element(xml)?;
+        let name = config.name.clone();
+        let admission = self.register_parsed(config, xml, caller.user)?;
+        Ok((name, admission))
+    }
+
+    /// Registers a parsed queue element owned by `owner`; see [`Scheduler::register_queue_xml`].
+    fn register_parsed(&mut self, mut config: QueueConfig, xml: &str, owner: &str) -> Result<Admission> {
         if let Some(q) = self.state.queue_by_name(&config.name) {
             if !q.retired {
                 return Err(CoreError::Conflict(format!("queue '{}' already exists", config.name)));
@@ -263,11 +297,11 @@ impl Scheduler {
                 )));
             }
         }
-        config.owner = Some(caller.user.to_string());
+        config.owner = Some(owner.to_string());
         let qi = self.upsert_queue(&config);
         let admission = self.admit(qi);
         if admission.admitted {
-            self.registered.push(config);
+            self.registered.push(Registered { config, xml: xml.to_string() });
         }
         self.reserving = self.any_reservation();
         Ok(admission)
@@ -277,7 +311,7 @@ impl Scheduler {
     /// from the allocation file change only by editing the file. Running apps finish.
     pub fn unregister_queue(&mut self, name: &str, caller: Caller) -> Result<()> {
         let full = config::full_queue_name(name);
-        let pos = self.registered.iter().position(|r| r.name == full).ok_or_else(|| {
+        let pos = self.registered.iter().position(|r| r.config.name == full).ok_or_else(|| {
             if self.queue_file.queues.iter().any(|q| q.name == full) {
                 CoreError::Conflict(format!(
                     "queue '{full}' is defined in the allocation file; edit the file and refresh the queues"
@@ -286,7 +320,7 @@ impl Scheduler {
                 CoreError::UnknownQueue(full.clone())
             }
         })?;
-        let owner = self.registered[pos].owner.as_deref();
+        let owner = self.registered[pos].config.owner.as_deref();
         if !caller.admin && owner != Some(caller.user) {
             return Err(CoreError::Forbidden(format!(
                 "user '{}' may not change queue '{full}' (owned by '{}')",
@@ -299,6 +333,149 @@ impl Scheduler {
         self.state.queues[qi].retired = true;
         info!(queue = %full, by = caller.user, "queue unregistered");
         Ok(())
+    }
+
+    /// A snapshot of what this instance keeps that YARN does not: see [`crate::snapshot`].
+    pub fn snapshot(&self) -> Snapshot {
+        let now = self.state.now_ms;
+        let queues = self
+            .state
+            .queues
+            .iter()
+            .map(|q| {
+                // Integrated through now: the snapshot is taken with the containers running, the
+                // restored queue has none until they are adopted.
+                let until = q.integrated_until_ms.max(now);
+                QueueSnapshot {
+                    name: q.name().to_string(),
+                    created_ms: q.created_ms.min(until),
+                    integrated_until_ms: until,
+                    usage_integral: q.usage_integral_at(until),
+                }
+            })
+            .collect();
+        Snapshot {
+            version: SNAPSHOT_VERSION,
+            now_ms: now,
+            next_allocation_id: self.state.next_allocation_id,
+            policy: PolicySnapshot { name: self.policy.name().to_string(), state: self.policy.snapshot(&self.state) },
+            runtime_queues: self
+                .registered
+                .iter()
+                .map(|r| RuntimeQueue { xml: r.xml.clone(), owner: r.config.owner.clone().unwrap_or_default() })
+                .collect(),
+            queues,
+        }
+    }
+
+    /// [`Scheduler::snapshot`] as JSON.
+    pub fn snapshot_json(&self) -> String {
+        self.snapshot().to_json()
+    }
+
+    /// Restores a snapshot ([`Scheduler::snapshot_json`]) into this instance, which must hold no
+    /// applications yet (it is built from the allocation file; nodes may have registered).
+    ///
+    /// In order: the policy's state (skipped, with a warning, when the snapshot was taken under
+    /// another policy); the clock and the allocation id floor; the queues registered at run
+    /// time, with their owners, in their order (one the allocation file now defines is skipped,
+    /// as a reload does); the usage history of every queue known by name. The policy comes
+    /// first so that run-time queues are admitted against the restored admission state, not
+    /// against whatever capacity has registered so far. The document is parsed and checked
+    /// completely, and the policy state checked, before anything changes.
+    pub fn restore_json(&mut self, json: &str) -> Result<RestoreSummary> {
+        let snap = Snapshot::from_json(json)?;
+        if self.state.app_count() > 0 {
+            return Err(CoreError::Conflict(format!(
+                "restore needs a fresh instance; this one has {} applications",
+                self.state.app_count()
+            )));
+        }
+        let mut runtime = Vec::with_capacity(snap.runtime_queues.len());
+        for (i, r) in snap.runtime_queues.iter().enumerate() {
+            let config = config::parse_queue_element(&r.xml)
+                .map_err(|e| CoreError::InvalidInput(format!("snapshot field 'runtime_queues[{i}].xml': {e}")))?;
+            if r.owner.is_empty() {
+                return Err(CoreError::InvalidInput(format!(
+                    "snapshot field 'runtime_queues[{i}].owner' is empty (queue '{}')",
+                    config.name
+                )));
+            }
+            if runtime.iter().any(|(c, _): &(QueueConfig, &RuntimeQueue)| c.name == config.name) {
+                return Err(CoreError::InvalidInput(format!(
+                    "snapshot field 'runtime_queues[{i}]': queue '{}' is listed twice",
+                    config.name
+                )));
+            }
+            runtime.push((config, r));
+        }
+        let mut warnings = Vec::new();
+        let mut warn_skip = |message: String| {
+            warn!(%message, "restore");
+            warnings.push(message);
+        };
+
+        let policy_restored = match &snap.policy.state {
+            _ if snap.policy.name != self.policy.name() => {
+                warn_skip(format!(
+                    "policy state skipped: the snapshot was taken under policy '{}', this instance runs '{}'",
+                    snap.policy.name,
+                    self.policy.name()
+                ));
+                false
+            }
+            Some(value) => {
+                self.policy.restore(&self.state, value)?;
+                true
+            }
+            None => false,
+        };
+        // As a first heartbeat would: queues the snapshot does not know start their history now.
+        self.advance_clock(snap.now_ms);
+        self.state.next_allocation_id = self.state.next_allocation_id.max(snap.next_allocation_id);
+
+        for (config, r) in runtime {
+            if self.queue_file.queues.iter().any(|f| f.name == config.name) {
+                warn_skip(format!("run-time queue '{}' skipped: the allocation file defines it", config.name));
+                continue;
+            }
+            let name = config.name.clone();
+            match self.register_parsed(config, &r.xml, &r.owner) {
+                Ok(a) if !a.admitted => warn_skip(format!("run-time queue '{name}' rejected: {}", a.reason)),
+                Ok(_) => {}
+                Err(e) => warn_skip(format!("run-time queue '{name}' skipped: {e}")),
+            }
+        }
+
+        for q in &snap.queues {
+            let Some(&qi) = self.state.queue_index.get(&q.name) else {
+                warn_skip(format!("usage history of unknown queue '{}' skipped", q.name));
+                continue;
+            };
+            let queue = &mut self.state.queues[qi];
+            queue.created_ms = q.created_ms;
+            queue.integrated_until_ms = q.integrated_until_ms;
+            queue.usage_integral = q.usage_integral;
+        }
+
+        let queues = self
+            .state
+            .queues
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| !q.retired)
+            .map(|(qi, q)| {
+                let admission = self.policy.queue_view(qi).admission;
+                RestoredQueue {
+                    name: q.name().to_string(),
+                    runtime: self.registered.iter().any(|r| r.config.name == q.config.name),
+                    admitted: admission.admitted,
+                    class: admission.class,
+                }
+            })
+            .collect();
+        info!(queues = self.state.queues.len(), policy_restored, now_ms = self.state.now_ms, "state restored");
+        Ok(RestoreSummary { policy_restored, queues, warnings })
     }
 
     /// The policy's view of a queue: admission class, guarantee, burst state.
@@ -577,6 +754,41 @@ impl Scheduler {
         Some(a)
     }
 
+    /// Books a container that already runs on `node` for app `key` (reported by a NodeManager
+    /// after a ResourceManager restart, or fed again after the scheduler was rebuilt) exactly
+    /// as a heartbeat books a new one, under a fresh allocation id, which it returns. It takes
+    /// nothing from the app's asks or its queue's pending counts: the container was granted
+    /// before, and the ApplicationMaster sends its outstanding asks again itself. It counts for
+    /// no stage of slot reservation.
+    ///
+    /// Running work is never refused: a container that does not fit the node's free space is
+    /// adopted all the same (logged), and slot reservation holds on the node give way to it.
+    /// Everything is checked before anything changes.
+    pub fn adopt(
+        &mut self,
+        key: AppKey,
+        node: NodeId,
+        priority: Priority,
+        resources: Resources,
+    ) -> Result<AllocationId> {
+        let app_idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
+        let n = self.state.node(node).ok_or(CoreError::UnknownNode(node))?;
+        check_resources(&format!("adopted container of application {key}"), &resources)?;
+        if self.state.next_allocation_id.saturating_add(1) > MAX_ALLOCATION_ID {
+            return Err(CoreError::InvalidInput("allocation ids exhausted (2^40); restart the scheduler".into()));
+        }
+        if !(n.allocated + resources).fits_in(&n.capacity) {
+            warn!(app = key, node, %resources, allocated = %n.allocated, capacity = %n.capacity,
+                  "adopted container overcommits its node");
+        }
+        let id = self.book(node, app_idx, priority, resources, Origin::Adopted);
+        if self.reserving {
+            self.reservations.make_room(&self.state, node, None);
+        }
+        debug!(app = key, node, allocation = id, %resources, "container adopted");
+        Ok(id)
+    }
+
     /// Free space on node `id` as an app without holds there sees it (zero for unknown nodes).
     pub fn free_on(&self, id: NodeId) -> Resources {
         self.state.node(id).map_or(Resources::ZERO, |n| self.reservations.free_on(n))
@@ -734,38 +946,60 @@ impl Scheduler {
         made
     }
 
-    /// The one path that starts a container: books it on the node, the app's asks, the app and
-    /// its queue, registers it with its stage when the app reserves slots, and returns what the
-    /// host materialises. Cannot fail: the heartbeat checked everything first.
+    /// The one path that starts a container: books it (see `book`) and returns what the host
+    /// materialises. Cannot fail: the heartbeat checked everything first.
     fn commit(&mut self, at: Target, app_idx: AppIdx, p: Placement) -> Decision {
         let Placement { priority, locality, resources } = p;
+        let origin = Origin::Ask { locality, host: at.host, rack: at.rack };
+        let id = self.book(at.node, app_idx, priority, resources, origin);
+        Decision { allocation_id: id, app: self.state.app(app_idx).key, priority, locality, resources }
+    }
+
+    /// Books a running container under a fresh allocation id: on the node, the app and its queue
+    /// (usage, counts, the queue's usage integral and its turn), and, for a container placed on
+    /// an ask, the app's asks and the queue's pending counts, and its stage when the app
+    /// reserves slots. The caller has checked that the node, the app and an id exist.
+    fn book(
+        &mut self,
+        node: NodeId,
+        app_idx: AppIdx,
+        priority: Priority,
+        resources: Resources,
+        origin: Origin,
+    ) -> AllocationId {
         let id = self.state.next_allocation_id;
         self.state.next_allocation_id += 1;
-        let node = self.state.node_mut(at.node).expect("heartbeat node exists");
-        node.allocated += resources;
-        node.containers += 1;
+        let n = self.state.node_mut(node).expect("the caller checked the node");
+        n.allocated += resources;
+        n.containers += 1;
         let app = self.state.app_mut(app_idx);
         let first = !app.started;
-        app.asks.allocate(priority, locality, at.host, at.rack);
+        if let Origin::Ask { locality, host, rack } = origin {
+            app.asks.allocate(priority, locality, host, rack);
+        }
         app.usage += resources;
         app.running_containers += 1;
         app.started = true;
-        let (key, qi) = (app.key, app.queue);
+        let qi = app.queue;
         let now = self.state.now_ms;
         let q = &mut self.state.queues[qi];
         q.integrate(now);
         q.usage += resources;
         q.last_served = id;
         q.running_containers += 1;
-        q.pending_containers -= 1;
-        q.pending_resources -= resources;
+        if let Origin::Ask { .. } = origin {
+            q.pending_containers -= 1;
+            q.pending_resources -= resources;
+        }
         if first {
             q.apps_waiting_for_am -= 1;
         }
-        let stage_task =
-            if self.reserving { self.reservation_started(app_idx, id, at.node, priority, resources) } else { None };
-        self.state.allocations.insert(id, Allocation { app: app_idx, node: at.node, priority, resources, stage_task });
-        Decision { allocation_id: id, app: key, priority, locality, resources }
+        let stage_task = match origin {
+            Origin::Ask { .. } if self.reserving => self.reservation_started(app_idx, id, node, priority, resources),
+            _ => None,
+        };
+        self.state.allocations.insert(id, Allocation { app: app_idx, node, priority, resources, stage_task });
+        id
     }
 
     /// Registers a started container with its stage when the app reserves slots.

@@ -1,29 +1,15 @@
 //! BoPF, N-BoPF and strict priority through the scheduler: configuration, admission classes,
 //! burst detection, the allocation order and the long-term fairness guarantee.
 
+mod common;
+
+use common::{any_ask, lq, GB};
 use proptest::prelude::*;
 use tidal_core::config::{parse_queue_element, parse_queue_file, QueueKind, Settings};
-use tidal_core::ids::ANY;
 use tidal_core::request::Ask;
 use tidal_core::scheduler::Caller;
 use tidal_core::status::SchedulerStatus;
 use tidal_core::{Resources, Scheduler};
-
-const GB: i64 = 1024;
-
-fn any_ask(n: i64) -> Ask {
-    Ask { priority: 1, location: ANY, num_containers: n, relax_locality: true, capability: Resources::new(GB, 1) }
-}
-
-/// An LQ element with a burst demand in vcore-seconds and GB-seconds of 1 GB/1 vcore tasks.
-fn lq(name: &str, period_s: u64, deadline_s: u64, task_seconds: i64) -> String {
-    format!(
-        "<queue name=\"{name}\"><type>lq</type><period-sec>{period_s}</period-sec>\
-         <deadline-sec>{deadline_s}</deadline-sec><burst-demand><memory-mb>{}</memory-mb>\
-         <vcores>{task_seconds}</vcores></burst-demand></queue>",
-        task_seconds * GB
-    )
-}
 
 fn scheduler(policy: &str, queues: &str) -> Scheduler {
     let xml = format!("<tidal><policy>{policy}</policy>{queues}</tidal>");
@@ -142,7 +128,7 @@ fn hard_lq_burst_is_served_first_up_to_its_rate() {
     let mut s = scheduler("bopf", &format!("<queue name=\"tq\"/>{}", lq("lq", 300, 60, 600)));
     add_nodes(&mut s, 4);
     s.add_app(1, "tq", "u").unwrap();
-    s.update_asks(1, &[any_ask(1000)], &[], &[]).unwrap();
+    s.update_asks(1, &[any_ask(1, 1000, GB, 1)], &[], &[]).unwrap();
     let mut out = Vec::new();
     for n in 0..4 {
         s.node_heartbeat(n, 1_000, &[], &mut out, 100).unwrap();
@@ -152,7 +138,7 @@ fn hard_lq_burst_is_served_first_up_to_its_rate() {
 
     // The LQ's burst arrives; TQ containers finish one node at a time (no preemption).
     s.add_app(2, "lq", "v").unwrap();
-    s.update_asks(2, &[any_ask(50)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 50, GB, 1)], &[], &[]).unwrap();
     let tq_on: Vec<Vec<u64>> =
         (0..4).map(|n| out[n * 8..n * 8 + 8].iter().map(|d| d.allocation_id).collect()).collect();
     let mut lq_total = 0;
@@ -176,9 +162,9 @@ fn under_drf_the_same_burst_waits_for_its_fair_share_only() {
     let mut s = scheduler("drf", &format!("<queue name=\"tq\"/>{}", lq("lq", 300, 60, 600)));
     add_nodes(&mut s, 1);
     s.add_app(1, "tq", "u").unwrap();
-    s.update_asks(1, &[any_ask(1000)], &[], &[]).unwrap();
+    s.update_asks(1, &[any_ask(1, 1000, GB, 1)], &[], &[]).unwrap();
     s.add_app(2, "lq", "v").unwrap();
-    s.update_asks(2, &[any_ask(0)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 0, GB, 1)], &[], &[]).unwrap();
     let mut out = Vec::new();
     s.node_heartbeat(0, 1_000, &[], &mut out, 100).unwrap();
     assert!(out.iter().all(|d| d.app == 1));
@@ -187,8 +173,8 @@ fn under_drf_the_same_burst_waits_for_its_fair_share_only() {
     add_nodes(&mut sp, 1);
     sp.add_app(1, "tq", "u").unwrap();
     sp.add_app(2, "lq", "v").unwrap();
-    sp.update_asks(1, &[any_ask(1000)], &[], &[]).unwrap();
-    sp.update_asks(2, &[any_ask(6)], &[], &[]).unwrap();
+    sp.update_asks(1, &[any_ask(1, 1000, GB, 1)], &[], &[]).unwrap();
+    sp.update_asks(2, &[any_ask(1, 6, GB, 1)], &[], &[]).unwrap();
     let mut out = Vec::new();
     sp.node_heartbeat(0, 1_000, &[], &mut out, 100).unwrap();
     assert_eq!(out.iter().filter(|d| d.app == 2).count(), 6);
@@ -207,8 +193,8 @@ fn soft_lqs_are_served_shortest_remaining_first_after_hard() {
     assert_eq!(class(&s, "root.small"), "soft");
     s.add_app(1, "big", "u").unwrap();
     s.add_app(2, "small", "u").unwrap();
-    s.update_asks(1, &[any_ask(100)], &[], &[]).unwrap();
-    s.update_asks(2, &[any_ask(100)], &[], &[]).unwrap();
+    s.update_asks(1, &[any_ask(1, 100, GB, 1)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 100, GB, 1)], &[], &[]).unwrap();
     s.node_heartbeat(1, 2_000, &[], &mut out, 100).unwrap();
     let first: Vec<u64> = out.iter().map(|d| d.app).collect();
     assert_eq!(first, vec![2; 8], "SRPT: the smaller remaining burst takes the node");
@@ -220,7 +206,7 @@ fn bursts_start_at_most_once_per_period_and_lose_priority_at_the_declaration() {
     let mut s = scheduler("bopf", &format!("<queue name=\"tq\"/>{}", lq("lq", 10, 1, 2)));
     add_nodes(&mut s, 1);
     s.add_app(2, "lq", "v").unwrap();
-    s.update_asks(2, &[any_ask(4)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 4, GB, 1)], &[], &[]).unwrap();
     let mut out = Vec::new();
     s.node_heartbeat(0, 1_000, &[], &mut out, 100).unwrap();
     let burst =
@@ -238,7 +224,7 @@ fn bursts_start_at_most_once_per_period_and_lose_priority_at_the_declaration() {
     // New demand 3 s later is inside the same period: no new burst until 10 s after the first.
     // (Heartbeats that may place nothing keep the demand pending.)
     s.add_app(3, "lq", "v").unwrap();
-    s.update_asks(3, &[any_ask(1)], &[], &[]).unwrap();
+    s.update_asks(3, &[any_ask(1, 1, GB, 1)], &[], &[]).unwrap();
     s.node_heartbeat(0, 4_000, &[], &mut out, 0).unwrap();
     assert_eq!(burst(&s).bursts_started, 1);
     s.node_heartbeat(0, 11_000, &[], &mut out, 0).unwrap();
@@ -255,7 +241,7 @@ fn an_undeclared_resource_does_not_end_the_guarantee() {
     let mut s = scheduler("bopf", xml);
     add_nodes(&mut s, 1);
     s.add_app(2, "lq", "v").unwrap();
-    s.update_asks(2, &[any_ask(4)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 4, GB, 1)], &[], &[]).unwrap();
     let mut out = Vec::new();
     s.node_heartbeat(0, 1_000, &[], &mut out, 100).unwrap();
     // 4 GB-vcore containers for 5 s: 20 vcore-s of 40, 20 GB-s with no memory declared.
@@ -279,10 +265,10 @@ fn over_declared_burst(policy: &str, factor: i64) -> (f64, i64) {
     };
     add_nodes(&mut run.s, 2);
     run.s.add_app(1, "tq", "u").unwrap();
-    run.s.update_asks(1, &[any_ask(1_000_000)], &[], &[]).unwrap();
+    run.s.update_asks(1, &[any_ask(1, 1_000_000, GB, 1)], &[], &[]).unwrap();
     run.step(2, 1000, 1000, |_, _| {});
     run.s.add_app(2, "lq", "v").unwrap();
-    let half_gb = Ask { capability: Resources::new(GB / 2, 1), ..any_ask(factor * declared) };
+    let half_gb = Ask { capability: Resources::new(GB / 2, 1), ..any_ask(1, factor * declared, GB, 1) };
     run.s.update_asks(2, &[half_gb], &[], &[]).unwrap();
     let (mut lq_consumed, mut tq_first) = (0i64, None);
     let (mut tq_after, mut all_after) = (0u32, 0u32);
@@ -328,15 +314,16 @@ fn run_time_registration_returns_the_verdict_and_enforces_ownership() {
     s.node_heartbeat(0, 1_000, &[], &mut out, 1).unwrap();
     let alice = Caller { user: "alice", admin: false };
     let bob = Caller { user: "bob", admin: false };
-    let v = s.register_queue(parse_queue_element(&lq("dash", 100, 10, 100)).unwrap(), alice).unwrap();
+    let (name, v) = s.register_queue_xml(&lq("dash", 100, 10, 100), alice).unwrap();
+    assert_eq!(name, "root.dash");
     assert_eq!(v.class, "hard", "{}", v.reason);
-    assert!(s.register_queue(parse_queue_element(&lq("dash", 100, 10, 100)).unwrap(), bob).is_err());
+    assert!(s.register_queue_xml(&lq("dash", 100, 10, 100), bob).is_err());
     let e = s.unregister_queue("dash", bob).unwrap_err().to_string();
     assert!(e.contains("may not change") && e.contains("alice"), "{e}");
     assert!(s.unregister_queue("tq", alice).unwrap_err().to_string().contains("allocation file"));
     // A burst far above the fair share (100 s period, 4 queues: 32 * 100 / 2 = 1600 vcore-s
     // for N=2) is Elastic, and one that breaks the Hard queue's safety is rejected.
-    let big = s.register_queue(parse_queue_element(&lq("huge", 100, 100, 5000)).unwrap(), bob).unwrap();
+    let (_, big) = s.register_queue_xml(&lq("huge", 100, 100, 5000), bob).unwrap();
     assert_eq!(big.class, "elastic");
     s.unregister_queue("dash", alice).unwrap();
     assert!(s.add_app(9, "dash", "alice").is_err());
@@ -401,7 +388,7 @@ proptest! {
         let mut run = Run { s: scheduler("bopf", &xml), now: 0, running: Vec::new() };
         add_nodes(&mut run.s, nodes);
         run.s.add_app(1, "tq", "u").unwrap();
-        run.s.update_asks(1, &[any_ask(1_000_000)], &[], &[]).unwrap();
+        run.s.update_asks(1, &[any_ask(1, 1_000_000, GB, 1)], &[], &[]).unwrap();
         let tasks_per_burst = ((demand as f64 * over) as i64 / task_s).max(1);
         let mut next_app = 2u64;
         let horizon_ms = 8 * period_s as i64 * 1000;
@@ -409,7 +396,7 @@ proptest! {
         while run.now < horizon_ms {
             if run.now % (period_s as i64 * 1000) == 0 {
                 run.s.add_app(next_app, "lq", "v").unwrap();
-                run.s.update_asks(next_app, &[any_ask(tasks_per_burst)], &[], &[]).unwrap();
+                run.s.update_asks(next_app, &[any_ask(1, tasks_per_burst, GB, 1)], &[], &[]).unwrap();
                 next_app += 1;
             }
             run.step(nodes, 1000, task_s * 1000, |s, out| {
@@ -461,7 +448,7 @@ fn a_burst_survives_a_stage_barrier_and_ends_with_its_apps() {
     let mut s = scheduler("bopf", &format!("<queue name=\"tq\"/>{}", lq("lq", 100, 50, 1000)));
     add_nodes(&mut s, 1);
     s.add_app(2, "lq", "v").unwrap();
-    s.update_asks(2, &[any_ask(2)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 2, GB, 1)], &[], &[]).unwrap();
     let mut out = Vec::new();
     s.node_heartbeat(0, 1_000, &[], &mut out, 100).unwrap();
     let stage1: Vec<u64> = out.iter().map(|d| d.allocation_id).collect();

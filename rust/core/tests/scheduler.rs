@@ -1,13 +1,13 @@
 //! Behaviour of the scheduler through its public API, as the RM shim and the simulator use it.
 
+mod common;
+
+use common::{any_ask, GB};
 use proptest::prelude::*;
 use tidal_core::config::Settings;
-use tidal_core::ids::ANY;
 use tidal_core::request::Ask;
 use tidal_core::state::ClusterState;
 use tidal_core::{CoreError, Decision, Locality, Resources, Scheduler};
-
-const GB: i64 = 1024;
 
 fn scheduler(queues: &[(&str, f64)]) -> Scheduler {
     let body: String =
@@ -20,10 +20,6 @@ fn add_nodes(s: &mut Scheduler, n: u32) {
     for i in 0..n {
         s.add_node(i, 100 + i, 1, Resources::new(8 * GB, 8)).unwrap();
     }
-}
-
-fn any_ask(priority: i32, n: i64, mem: i64, vcores: i64) -> Ask {
-    Ask { priority, location: ANY, num_containers: n, relax_locality: true, capability: Resources::new(mem, vcores) }
 }
 
 fn heartbeat(s: &mut Scheduler, node: u32, completed: &[u64]) -> Vec<Decision> {

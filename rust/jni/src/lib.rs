@@ -8,6 +8,17 @@
 //! Safety net: every entry point runs inside [`guard`], which catches Rust panics and raises
 //! `TidalPanicException`, and turns `Err` into the `TidalException` subclass of its kind (see
 //! [`BridgeError`]). A panic never unwinds into the JVM, which would abort it.
+//!
+//! Poisoning: a panic caught while a call was using a scheduler instance may have left that
+//! instance half updated, so the instance is marked poisoned with the panic's message and every
+//! later call on its handle but `destroy` raises `TidalPanicException`. The shim then builds a
+//! new instance (from a snapshot, adopting the running containers). The instance lock does not
+//! poison itself, hence the explicit flag.
+//!
+//! Fault injection, for tests of that recovery: an instance created with the fault-injection
+//! flag of the settings array may be armed to panic in its next heartbeat after the core booked
+//! its decisions and before they reach Java: a core that started containers the RM never
+//! learns of, the worst case.
 
 mod log_buffer;
 pub mod wire;
@@ -18,7 +29,7 @@ use jni::JNIEnv;
 use once_cell::sync::Lazy;
 use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use tidal_core::error::ErrorKind;
@@ -47,7 +58,35 @@ struct Instance {
     longs: Vec<i64>,
     ids: Vec<u64>,
     asks: Vec<Ask>,
+    /// Created with fault injection allowed.
+    fault_injection: bool,
+    /// The next heartbeat panics after the core decided.
+    heartbeat_panic_armed: bool,
+    /// The message of the panic that poisoned the instance.
+    poisoned: Option<String>,
 }
+
+impl Instance {
+    fn new(scheduler: Scheduler, fault_injection: bool) -> Instance {
+        Instance {
+            scheduler,
+            decisions: Vec::new(),
+            longs: Vec::new(),
+            ids: Vec::new(),
+            asks: Vec::new(),
+            fault_injection,
+            heartbeat_panic_armed: false,
+            poisoned: None,
+        }
+    }
+}
+
+/// The refusal of `armHeartbeatPanic` on an instance created without fault injection.
+pub const FAULT_INJECTION_DISABLED: &str =
+    "fault injection is disabled; the shim enables it only when tidal.test.fault-injection is true";
+
+/// The prefix of the error every call on a poisoned instance raises.
+pub const POISONED: &str = "scheduler instance poisoned by an earlier panic";
 
 /// Live instances by handle. Several may coexist (tests run more than one RM in a JVM).
 static INSTANCES: Lazy<RwLock<HashMap<jlong, Arc<Mutex<Instance>>>>> = Lazy::new(Default::default);
@@ -126,6 +165,53 @@ fn instance(handle: jlong) -> BridgeResult<Arc<Mutex<Instance>>> {
     })
 }
 
+/// Runs `body` on the instance behind `handle`, holding its lock (see [`unpoisoned`]).
+fn with_instance<R>(handle: jlong, body: impl FnOnce(&mut Instance) -> BridgeResult<R>) -> BridgeResult<R> {
+    let entry = instance(handle)?;
+    let mut inst = entry.lock();
+    unpoisoned(&mut inst, body)
+}
+
+/// Runs `body` on an instance that is not poisoned, and poisons it when `body` panics; the
+/// panic then goes on to [`guard`]. Allocates nothing unless it fails.
+fn unpoisoned<R>(inst: &mut Instance, body: impl FnOnce(&mut Instance) -> BridgeResult<R>) -> BridgeResult<R> {
+    if let Some(message) = &inst.poisoned {
+        return Err(BridgeError { class: exceptions::PANIC, message: format!("{POISONED}: {message}") });
+    }
+    match catch_unwind(AssertUnwindSafe(|| body(inst))) {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = panic_message(&*payload);
+            tracing::error!(%message, "scheduler instance poisoned by a panic");
+            inst.poisoned = Some(message);
+            resume_unwind(payload)
+        }
+    }
+}
+
+/// Arms the heartbeat fault, if the instance allows fault injection.
+fn arm_heartbeat_panic(inst: &mut Instance) -> BridgeResult<()> {
+    if !inst.fault_injection {
+        return Err(BridgeError { class: exceptions::FORBIDDEN, message: FAULT_INJECTION_DISABLED.to_string() });
+    }
+    inst.heartbeat_panic_armed = true;
+    Ok(())
+}
+
+/// The heartbeat on an instance whose `ids` hold the completed allocations: decides into
+/// `decisions` and encodes them into `longs`. An armed fault panics (and disarms) after the core
+/// decided and before the decisions are encoded.
+fn heartbeat(inst: &mut Instance, node: u32, now_ms: i64, max_decisions: usize) -> BridgeResult<usize> {
+    let Instance { scheduler, decisions, longs, ids, heartbeat_panic_armed, .. } = inst;
+    decisions.clear();
+    let made = scheduler.node_heartbeat(node, now_ms, ids, decisions, max_decisions)?;
+    if std::mem::take(heartbeat_panic_armed) {
+        panic!("injected fault: heartbeat panic after the core booked {made} containers");
+    }
+    wire::encode_decisions(decisions, longs);
+    Ok(made)
+}
+
 fn string(env: &mut JNIEnv, s: &JString, what: &str) -> BridgeResult<String> {
     if s.is_null() {
         return Err(BridgeError::invalid(format!("{what} must not be null")));
@@ -170,10 +256,10 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_create<'l>(
         let xml = string(env, &xml, "allocation XML")?;
         let mut raw = Vec::new();
         read_longs(env, &settings, &mut raw)?;
+        let fault_injection = wire::fault_injection(&raw)?;
         let scheduler = Scheduler::from_xml(&xml, wire::settings(&raw)?)?;
         let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
-        let inst = Instance { scheduler, decisions: Vec::new(), longs: Vec::new(), ids: Vec::new(), asks: Vec::new() };
-        INSTANCES.write().insert(handle, Arc::new(Mutex::new(inst)));
+        INSTANCES.write().insert(handle, Arc::new(Mutex::new(Instance::new(scheduler, fault_injection))));
         Ok(handle)
     })
 }
@@ -184,6 +270,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_destroy<'l>(
     _class: JClass<'l>,
     handle: jlong,
 ) {
+    // Poisoned instances too: destroying one is how the shim gets rid of it.
     guard(&mut env, |_| {
         INSTANCES.write().remove(&handle);
         Ok(())
@@ -202,10 +289,10 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_reconfigure<'l>(
         let xml = string(env, &xml, "allocation XML")?;
         let mut raw = Vec::new();
         read_longs(env, &settings, &mut raw)?;
+        // The fault-injection flag is fixed when the instance is created.
         let settings = wire::settings(&raw)?;
         let file = tidal_core::config::parse_queue_file(&xml)?;
-        instance(handle)?.lock().scheduler.reconfigure(file, settings)?;
-        Ok(())
+        with_instance(handle, |inst| Ok(inst.scheduler.reconfigure(file, settings)?))
     })
 }
 
@@ -224,8 +311,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_addNode<'l>(
         let (node, host, rack) =
             (wire::node_id(node)?, wire::location(host, "host location")?, wire::location(rack, "rack location")?);
         let capacity = tidal_core::Resources::new(memory_mb, vcores);
-        instance(handle)?.lock().scheduler.add_node(node, host, rack, capacity)?;
-        Ok(())
+        with_instance(handle, |inst| Ok(inst.scheduler.add_node(node, host, rack, capacity)?))
     })
 }
 
@@ -237,8 +323,11 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_removeNode<'l>(
     node: jint,
 ) {
     guard(&mut env, |_| {
-        instance(handle)?.lock().scheduler.remove_node(wire::node_id(node)?)?;
-        Ok(())
+        let node = wire::node_id(node)?;
+        with_instance(handle, |inst| {
+            inst.scheduler.remove_node(node)?;
+            Ok(())
+        })
     })
 }
 
@@ -252,9 +341,8 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_updateNodeResource<'l>(
     vcores: jlong,
 ) {
     guard(&mut env, |_| {
-        let capacity = tidal_core::Resources::new(memory_mb, vcores);
-        instance(handle)?.lock().scheduler.update_node_resource(wire::node_id(node)?, capacity)?;
-        Ok(())
+        let (node, capacity) = (wire::node_id(node)?, tidal_core::Resources::new(memory_mb, vcores));
+        with_instance(handle, |inst| Ok(inst.scheduler.update_node_resource(node, capacity)?))
     })
 }
 
@@ -270,8 +358,8 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_addApp<'l>(
     guard(&mut env, |env| {
         let queue = string(env, &queue, "queue name")?;
         let user = string(env, &user, "user name")?;
-        let inst = instance(handle)?;
-        let full = inst.lock().scheduler.add_app(wire::app_key(app)?, &queue, &user)?.to_string();
+        let key = wire::app_key(app)?;
+        let full = with_instance(handle, |inst| Ok(inst.scheduler.add_app(key, &queue, &user)?.to_string()))?;
         jstring_of(env, &full)
     })
 }
@@ -284,8 +372,8 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_removeApp<'l>(
     app: jlong,
 ) {
     guard(&mut env, |_| {
-        instance(handle)?.lock().scheduler.remove_app(wire::app_key(app)?)?;
-        Ok(())
+        let key = wire::app_key(app)?;
+        with_instance(handle, |inst| Ok(inst.scheduler.remove_app(key)?))
     })
 }
 
@@ -304,19 +392,19 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_allocate<'l>(
         let key = wire::app_key(app)?;
         let additions = read_locations(env, &blacklist_additions, "blacklist addition")?;
         let removals = read_locations(env, &blacklist_removals, "blacklist removal")?;
-        let inst = instance(handle)?;
-        let mut guard = inst.lock();
-        let Instance { scheduler, longs, asks: ask_buf, .. } = &mut *guard;
-        read_longs(env, &asks, longs)?;
-        wire::decode_asks(longs, ask_buf)?;
-        // Releases are facts about containers the app gave up; apply them even when the asks
-        // turn out to be invalid.
-        read_longs(env, &releases, longs)?;
-        for &id in longs.iter() {
-            scheduler.release(wire::allocation_id(id)?);
-        }
-        scheduler.update_asks(key, ask_buf, &additions, &removals)?;
-        Ok(())
+        with_instance(handle, |inst| {
+            let Instance { scheduler, longs, asks: ask_buf, .. } = inst;
+            read_longs(env, &asks, longs)?;
+            wire::decode_asks(longs, ask_buf)?;
+            // Releases are facts about containers the app gave up; apply them even when the asks
+            // turn out to be invalid.
+            read_longs(env, &releases, longs)?;
+            for &id in longs.iter() {
+                scheduler.release(wire::allocation_id(id)?);
+            }
+            scheduler.update_asks(key, ask_buf, &additions, &removals)?;
+            Ok(())
+        })
     })
 }
 
@@ -336,19 +424,16 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_nodeHeartbeat<'l>(
             return Err(BridgeError::invalid("heartbeat output array must not be null".into()));
         }
         let capacity = env.get_array_length(&out)? as usize / wire::DECISION_STRIDE;
-        let inst = instance(handle)?;
-        let mut guard = inst.lock();
-        let Instance { scheduler, decisions, longs, ids, .. } = &mut *guard;
-        read_longs(env, &completed, longs)?;
-        ids.clear();
-        for &id in longs.iter() {
-            ids.push(wire::allocation_id(id)?);
-        }
-        decisions.clear();
-        let made = scheduler.node_heartbeat(node, now_ms, ids, decisions, capacity)?;
-        wire::encode_decisions(decisions, longs);
-        env.set_long_array_region(&out, 0, longs)?;
-        Ok(made as jint)
+        with_instance(handle, |inst| {
+            read_longs(env, &completed, &mut inst.longs)?;
+            inst.ids.clear();
+            for &id in inst.longs.iter() {
+                inst.ids.push(wire::allocation_id(id)?);
+            }
+            let made = heartbeat(inst, node, now_ms, capacity)?;
+            env.set_long_array_region(&out, 0, &inst.longs)?;
+            Ok(made as jint)
+        })
     })
 }
 
@@ -360,9 +445,67 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_releaseAllocation<'l>(
     allocation: jlong,
 ) {
     guard(&mut env, |_| {
-        instance(handle)?.lock().scheduler.release(wire::allocation_id(allocation)?);
-        Ok(())
+        let id = wire::allocation_id(allocation)?;
+        with_instance(handle, |inst| {
+            inst.scheduler.release(id);
+            Ok(())
+        })
     })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_adoptAllocation<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jlong,
+    node: jint,
+    priority: jint,
+    memory_mb: jlong,
+    vcores: jlong,
+) -> jlong {
+    guard(&mut env, |_| {
+        let (key, node) = (wire::app_key(app)?, wire::node_id(node)?);
+        let resources = tidal_core::Resources::new(memory_mb, vcores);
+        let id = with_instance(handle, |inst| Ok(inst.scheduler.adopt(key, node, priority, resources)?))?;
+        Ok(id as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_snapshotState<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jstring {
+    guard(&mut env, |env| {
+        // Only taking the snapshot needs the instance; heartbeats wait for that, not for the JSON.
+        let snapshot = with_instance(handle, |inst| Ok(inst.scheduler.snapshot()))?;
+        jstring_of(env, &snapshot.to_json())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_restoreState<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    snapshot: JString<'l>,
+) -> jstring {
+    guard(&mut env, |env| {
+        let json = string(env, &snapshot, "snapshot JSON")?;
+        let summary = with_instance(handle, |inst| Ok(inst.scheduler.restore_json(&json)?))?;
+        jstring_of(env, &summary.to_json())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_armHeartbeatPanic<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    guard(&mut env, |_| with_instance(handle, arm_heartbeat_panic))
 }
 
 #[no_mangle]
@@ -377,10 +520,8 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_registerQueue<'l>(
     guard(&mut env, |env| {
         let xml = string(env, &queue_xml, "queue definition")?;
         let user = string(env, &user, "user name")?;
-        let config = tidal_core::config::parse_queue_element(&xml)?;
-        let name = config.name.clone();
         let caller = Caller { user: &user, admin: admin != 0 };
-        let verdict = instance(handle)?.lock().scheduler.register_queue(config, caller)?;
+        let (name, verdict) = with_instance(handle, |inst| Ok(inst.scheduler.register_queue_xml(&xml, caller)?))?;
         let json = serde_json::json!({ "queue": name, "admitted": verdict.admitted, "class": verdict.class, "reason": verdict.reason });
         jstring_of(env, &json.to_string())
     })
@@ -399,8 +540,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_unregisterQueue<'l>(
         let queue = string(env, &queue, "queue name")?;
         let user = string(env, &user, "user name")?;
         let caller = Caller { user: &user, admin: admin != 0 };
-        instance(handle)?.lock().scheduler.unregister_queue(&queue, caller)?;
-        Ok(())
+        with_instance(handle, |inst| Ok(inst.scheduler.unregister_queue(&queue, caller)?))
     })
 }
 
@@ -414,7 +554,8 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_setHints<'l>(
 ) -> jstring {
     guard(&mut env, |env| {
         let json = string(env, &json, "hints JSON")?;
-        let reply = instance(handle)?.lock().scheduler.set_hints(wire::app_key(app)?, &json)?;
+        let key = wire::app_key(app)?;
+        let reply = with_instance(handle, |inst| Ok(inst.scheduler.set_hints(key, &json)?))?;
         jstring_of(env, &reply.to_json())
     })
 }
@@ -426,7 +567,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_queueStatusJson<'l>(
     handle: jlong,
 ) -> jstring {
     guard(&mut env, |env| {
-        let json = SchedulerStatus::of(&instance(handle)?.lock().scheduler).to_json();
+        let json = with_instance(handle, |inst| Ok(SchedulerStatus::of(&inst.scheduler).to_json()))?;
         jstring_of(env, &json)
     })
 }
@@ -461,4 +602,92 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_diagnosticPanic<'l>(
         let message = string(env, &message, "panic message")?;
         panic!("{message}");
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tidal_core::config::Settings;
+    use tidal_core::ids::ANY;
+    use tidal_core::Resources;
+
+    /// An instance with one 8-vcore node and an app asking for four containers.
+    fn busy(fault_injection: bool) -> Instance {
+        let mut s = Scheduler::from_xml("<tidal><queue name=\"a\"/></tidal>", Settings::default()).unwrap();
+        s.add_node(0, 1, 2, Resources::new(8192, 8)).unwrap();
+        s.add_app(7, "a", "u").unwrap();
+        let ask = Ask {
+            priority: 1,
+            location: ANY,
+            num_containers: 4,
+            relax_locality: true,
+            capability: Resources::new(1024, 1),
+        };
+        s.update_asks(7, &[ask], &[], &[]).unwrap();
+        Instance::new(s, fault_injection)
+    }
+
+    fn panics<R>(f: impl FnOnce() -> R) -> String {
+        match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(_) => panic!("expected a panic"),
+            Err(payload) => panic_message(&*payload),
+        }
+    }
+
+    #[test]
+    fn a_panic_poisons_the_instance_and_later_calls_are_refused() {
+        let mut inst = busy(false);
+        assert_eq!(unpoisoned(&mut inst, |_| Ok(3)).unwrap(), 3);
+        let message = panics(|| unpoisoned(&mut inst, |_| -> BridgeResult<()> { panic!("bad state") }));
+        assert_eq!(message, "bad state");
+        assert_eq!(inst.poisoned.as_deref(), Some("bad state"));
+        let refused = unpoisoned(&mut inst, |_| Ok(())).unwrap_err();
+        assert_eq!(refused.class, exceptions::PANIC);
+        assert_eq!(refused.message, format!("{POISONED}: bad state"));
+        // Errors that are not panics do not poison.
+        let mut other = busy(false);
+        let e = unpoisoned(&mut other, |_| -> BridgeResult<()> { Err(BridgeError::invalid("no".into())) });
+        assert_eq!(e.unwrap_err().class, exceptions::INVALID);
+        assert!(other.poisoned.is_none());
+    }
+
+    #[test]
+    fn poisoning_goes_through_the_handle_and_destroy_still_works() {
+        let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
+        INSTANCES.write().insert(handle, Arc::new(Mutex::new(busy(false))));
+        panics(|| with_instance(handle, |_| -> BridgeResult<()> { panic!("in the core") }));
+        // The lock was released while unwinding; the instance refuses every call.
+        let e = with_instance(handle, |inst| Ok(inst.scheduler.snapshot_json())).unwrap_err();
+        assert!(e.class == exceptions::PANIC && e.message.ends_with("in the core"), "{e:?}");
+        assert!(INSTANCES.write().remove(&handle).is_some());
+        assert_eq!(with_instance(handle, |_| Ok(())).unwrap_err().class, exceptions::BRIDGE);
+    }
+
+    #[test]
+    fn fault_injection_must_be_enabled_at_creation() {
+        let mut inst = busy(false);
+        let e = arm_heartbeat_panic(&mut inst).unwrap_err();
+        assert_eq!((e.class, e.message.as_str()), (exceptions::FORBIDDEN, FAULT_INJECTION_DISABLED));
+        assert!(!inst.heartbeat_panic_armed);
+    }
+
+    #[test]
+    fn an_armed_heartbeat_books_its_containers_then_panics_once() {
+        let mut inst = busy(true);
+        arm_heartbeat_panic(&mut inst).unwrap();
+        let message = panics(|| unpoisoned(&mut inst, |i| heartbeat(i, 0, 1_000, 10)));
+        assert!(message.contains("injected fault") && message.contains("4 containers"), "{message}");
+        // The core booked the containers; nothing was encoded for Java; the fault disarmed.
+        assert_eq!(inst.scheduler.state().allocations.len(), 4);
+        assert_eq!(inst.decisions.len(), 4);
+        assert!(inst.longs.is_empty());
+        assert!(!inst.heartbeat_panic_armed);
+        assert!(inst.poisoned.as_deref().is_some_and(|m| m.contains("injected fault")));
+        assert_eq!(unpoisoned(&mut inst, |i| heartbeat(i, 0, 2_000, 10)).unwrap_err().class, exceptions::PANIC);
+
+        // Unarmed, the same heartbeat encodes its decisions.
+        let mut calm = busy(true);
+        assert_eq!(unpoisoned(&mut calm, |i| heartbeat(i, 0, 1_000, 10)).unwrap(), 4);
+        assert_eq!(calm.longs.len(), 4 * wire::DECISION_STRIDE);
+    }
 }

@@ -10,7 +10,9 @@ use tidal_core::{Decision, Resources};
 
 pub const ASK_STRIDE: usize = 6;
 pub const DECISION_STRIDE: usize = 6;
-pub const SETTINGS_LEN: usize = 5;
+pub const SETTINGS_LEN: usize = 6;
+/// Offset of the bridge's own fault-injection flag in the settings array (not a core setting).
+pub const SET_FAULT_INJECTION: usize = 5;
 
 /// A malformed array or out-of-range value from the Java side.
 #[derive(Debug, PartialEq)]
@@ -41,11 +43,17 @@ pub fn allocation_id(v: i64) -> WireResult<AllocationId> {
     }
 }
 
-/// `[minMem, minVcores, maxMem, maxVcores, maxAssignPerHeartbeat]`.
-pub fn settings(raw: &[i64]) -> WireResult<Settings> {
+fn settings_len(raw: &[i64]) -> WireResult<()> {
     if raw.len() != SETTINGS_LEN {
         return Err(WireError(format!("settings array has {} values, expected {SETTINGS_LEN}", raw.len())));
     }
+    Ok(())
+}
+
+/// The core settings of `[minMem, minVcores, maxMem, maxVcores, maxAssignPerHeartbeat,
+/// faultInjection]`; the last field is the bridge's, read by [`fault_injection`].
+pub fn settings(raw: &[i64]) -> WireResult<Settings> {
+    settings_len(raw)?;
     let max_assign = u32::try_from(raw[4])
         .map_err(|_| WireError(format!("max assignments per heartbeat {} is out of range", raw[4])))?;
     Ok(Settings {
@@ -53,6 +61,16 @@ pub fn settings(raw: &[i64]) -> WireResult<Settings> {
         max_allocation: Resources::new(raw[2], raw[3]),
         max_assign_per_heartbeat: max_assign,
     })
+}
+
+/// The fault-injection flag of the settings array: 1 on, 0 off.
+pub fn fault_injection(raw: &[i64]) -> WireResult<bool> {
+    settings_len(raw)?;
+    match raw[SET_FAULT_INJECTION] {
+        0 => Ok(false),
+        1 => Ok(true),
+        v => Err(WireError(format!("fault injection flag {v} is not 0 or 1"))),
+    }
 }
 
 /// Decodes ask records `[priority, location, numContainers, relaxLocality, memoryMb, vcores]`.
@@ -136,8 +154,19 @@ mod tests {
         assert!(app_key(-5).is_err());
         assert!(allocation_id(1 << 40).is_err());
         assert_eq!(allocation_id(7), Ok(7));
-        assert!(settings(&[1024, 1, 8192]).unwrap_err().0.contains("expected 5"));
-        assert!(settings(&[1024, 1, 8192, 8, -1]).is_err());
-        assert_eq!(settings(&[512, 1, 4096, 4, 3]).unwrap().max_assign_per_heartbeat, 3);
+        assert!(settings(&[1024, 1, 8192]).unwrap_err().0.contains("expected 6"));
+        assert!(settings(&[512, 1, 4096, 4, 3]).unwrap_err().0.contains("expected 6"));
+        assert!(settings(&[1024, 1, 8192, 8, -1, 0]).is_err());
+        assert_eq!(settings(&[512, 1, 4096, 4, 3, 0]).unwrap().max_assign_per_heartbeat, 3);
+    }
+
+    #[test]
+    fn fault_injection_is_a_flag_of_its_own() {
+        assert_eq!(fault_injection(&[512, 1, 4096, 4, 3, 0]), Ok(false));
+        assert_eq!(fault_injection(&[512, 1, 4096, 4, 3, 1]), Ok(true));
+        assert!(fault_injection(&[512, 1, 4096, 4, 3, 2]).unwrap_err().0.contains("not 0 or 1"));
+        assert!(fault_injection(&[512, 1, 4096, 4, 3]).is_err());
+        // The core settings do not depend on it.
+        assert_eq!(settings(&[512, 1, 4096, 4, 3, 1]), settings(&[512, 1, 4096, 4, 3, 0]));
     }
 }

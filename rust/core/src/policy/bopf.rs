@@ -33,23 +33,84 @@
 //! capacity has changed and at least [`READMISSION_INTERVAL_MS`] passed since the last run.
 //! Burst windows for condition (3) are laid out from the scheduler's first heartbeat plus each
 //! LQ's `first-burst-sec`.
+//!
+//! Snapshot and restore ([`crate::snapshot`]): the durable state is the capacity admission last
+//! ran at, the epoch burst windows are laid out from, and each LQ's burst record (phase, start,
+//! deadline, consumption, counts). Restoring builds the admission controller at the stored
+//! capacity and admits every queue again in the same order; admission is deterministic given
+//! the queue specs, their order and the capacity, so every class, reason and commitment comes
+//! out as before. The burst records then replace the fresh ones; those of queues registered at
+//! run time are applied when the scheduler registers those queues again, right after.
+//!
+//! Restore grace: after a restart NodeManagers re-register one by one, and re-admitting at each
+//! partial capacity would demote Hard and Soft queues only to promote them again a moment later
+//! (commitments made to their owners would flap). So while the cluster capacity is below the
+//! restored admitted capacity, admission does not run again until [`RESTORE_GRACE_MS`] has
+//! passed since the first heartbeat after the restore. Once the capacity equals the restored
+//! one, or is larger in some resource, or the grace has run out, the usual rules apply again.
 
 use super::{Admission, BurstView, Policy, QueueKey, QueueView};
 use crate::bopf::admission::{AdmissionClass, AdmissionConfig, AdmissionController, BopfMode};
 use crate::config::{QueueFile, QueueKind};
+use crate::error::{CoreError, Result};
 use crate::ids::QueueIdx;
 use crate::resource::{Resources, DIMS};
 use crate::state::ClusterState;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
 use tracing::{info, warn};
 
 /// Minimum time between two admission runs caused by capacity changes, so that an RM whose
 /// NodeManagers register one by one does not re-admit every queue per node.
 pub const READMISSION_INTERVAL_MS: i64 = 10_000;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// After a restore, how long admission waits for the cluster to regain the restored capacity
+/// before it runs at whatever capacity there is (see the module docs).
+pub const RESTORE_GRACE_MS: i64 = 60_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 enum Phase {
     Idle,
     On { start_ms: i64, deadline_at_ms: i64 },
+}
+
+/// Where the restore grace stands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum RestoreGrace {
+    /// No restore pending: the usual admission rules.
+    Off,
+    /// Restored; the grace starts with the next heartbeat.
+    Armed,
+    /// Started at this time.
+    Since(i64),
+}
+
+/// BoPF's durable state, as [`Policy::snapshot`] writes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BopfSnapshot {
+    /// The policy's clock.
+    now_ms: i64,
+    /// The capacity admission last ran at (zero: it has not run yet).
+    admitted_capacity: Resources,
+    /// The first heartbeat's time, from which burst windows are laid out.
+    epoch_ms: Option<i64>,
+    /// Burst records of the LQs, by queue name.
+    bursts: Vec<BurstSnapshot>,
+}
+
+/// An LQ's burst record without what its configuration gives back (demand, period, deadline).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BurstSnapshot {
+    queue: String,
+    phase: Phase,
+    last_start_ms: Option<i64>,
+    consumed: [f64; DIMS],
+    integral_at_start: [f64; DIMS],
+    started: u64,
+    met_deadline: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -124,6 +185,9 @@ pub struct Bopf {
     /// Usage of S queues now in a burst, at the start of the heartbeat.
     soft_usage: Resources,
     now_ms: i64,
+    /// Restored burst records of queues not admitted yet, applied when they are.
+    restored_bursts: HashMap<String, BurstSnapshot>,
+    restore_grace: RestoreGrace,
 }
 
 impl Bopf {
@@ -141,6 +205,8 @@ impl Bopf {
             committed: Resources::ZERO,
             soft_usage: Resources::ZERO,
             now_ms: 0,
+            restored_bursts: HashMap::new(),
+            restore_grace: RestoreGrace::Off,
         }
     }
 
@@ -177,8 +243,7 @@ impl Bopf {
                     }
                     r
                 });
-                let previous = self.record_of(q).and_then(|s| s.burst.clone());
-                let burst = previous.unwrap_or(Burst {
+                let fresh = Burst {
                     demand: l.burst.demand,
                     period_ms: l.burst.period_ms as i64,
                     deadline_ms: l.burst.deadline_ms as i64,
@@ -188,7 +253,19 @@ impl Bopf {
                     integral_at_start: [0.0; DIMS],
                     started: 0,
                     met_deadline: 0,
-                });
+                };
+                let burst = match self.restored_bursts.remove(config.name.as_str()) {
+                    Some(r) => Burst {
+                        phase: r.phase,
+                        last_start_ms: r.last_start_ms,
+                        consumed: r.consumed,
+                        integral_at_start: r.integral_at_start,
+                        started: r.started,
+                        met_deadline: r.met_deadline,
+                        ..fresh
+                    },
+                    None => self.record_of(q).and_then(|s| s.burst.clone()).unwrap_or(fresh),
+                };
                 (rate, Some(burst))
             }
             QueueKind::Throughput => (None, None),
@@ -196,18 +273,25 @@ impl Bopf {
         self.records[q] = Some(QueueRecord { class, reason: reason.to_string(), rate, burst });
     }
 
+    fn controller_for(&self, capacity: Resources) -> std::result::Result<AdmissionController, String> {
+        let config = AdmissionConfig { n_min: self.n_min, mode: self.mode, ..AdmissionConfig::new(capacity) };
+        AdmissionController::new(config).map_err(|e| e.to_string())
+    }
+
     /// Builds a fresh controller for the current capacity and admits every queue again in the
     /// original order, logging class changes.
     fn readmit(&mut self, state: &ClusterState) {
-        let config = AdmissionConfig { n_min: self.n_min, mode: self.mode, ..AdmissionConfig::new(state.capacity) };
-        match AdmissionController::new(config) {
-            Ok(c) => self.controller = Some(c),
-            Err(e) => {
-                warn!(error = %e, "BoPF admission control unavailable");
-                return;
-            }
+        match self.controller_for(state.capacity) {
+            Ok(c) => self.readmit_with(state, Some(c), state.capacity),
+            Err(e) => warn!(error = %e, "BoPF admission control unavailable"),
         }
-        self.admitted_capacity = state.capacity;
+    }
+
+    /// Admits every queue again in the original order against `controller` (built for
+    /// `capacity`; `None`: provisionally), logging class changes.
+    fn readmit_with(&mut self, state: &ClusterState, controller: Option<AdmissionController>, capacity: Resources) {
+        self.controller = controller;
+        self.admitted_capacity = capacity;
         self.last_admission_ms = self.now_ms;
         for q in self.order.clone() {
             if state.queues[q].retired {
@@ -221,6 +305,45 @@ impl Bopf {
             }
             self.remember(state, q, class, &reason);
         }
+    }
+
+    /// Whether the restore grace keeps admission from running at this heartbeat; ends the grace
+    /// once it no longer applies.
+    fn in_restore_grace(&mut self, state: &ClusterState, now_ms: i64) -> bool {
+        let since = match self.restore_grace {
+            RestoreGrace::Off => return false,
+            RestoreGrace::Armed => now_ms,
+            RestoreGrace::Since(t) => t,
+        };
+        let below = state.capacity != self.admitted_capacity && state.capacity.fits_in(&self.admitted_capacity);
+        if below && now_ms - since < RESTORE_GRACE_MS {
+            self.restore_grace = RestoreGrace::Since(since);
+            return true;
+        }
+        info!(capacity = %state.capacity, restored = %self.admitted_capacity, "BoPF restore grace over");
+        self.restore_grace = RestoreGrace::Off;
+        false
+    }
+
+    /// Parses and checks a snapshot of this policy's state.
+    fn parse_snapshot(value: &serde_json::Value) -> Result<BopfSnapshot> {
+        let bad = |what: String| CoreError::InvalidInput(format!("snapshot field 'policy.state' (BoPF): {what}"));
+        let snap = BopfSnapshot::deserialize(value).map_err(|e| bad(e.to_string()))?;
+        if snap.admitted_capacity.any_negative() {
+            return Err(bad(format!("admitted_capacity {} is negative", snap.admitted_capacity)));
+        }
+        let mut names = HashSet::new();
+        for b in &snap.bursts {
+            if !names.insert(b.queue.as_str()) {
+                return Err(bad(format!("bursts: queue '{}' is listed twice", b.queue)));
+            }
+            if let Phase::On { start_ms, deadline_at_ms } = b.phase {
+                if deadline_at_ms < start_ms {
+                    return Err(bad(format!("bursts: queue '{}' has a deadline before its start", b.queue)));
+                }
+            }
+        }
+        Ok(snap)
     }
 
     fn track_bursts(&mut self, state: &ClusterState, now: i64) {
@@ -374,7 +497,12 @@ impl Policy for Bopf {
         if self.epoch_ms.is_none() {
             self.epoch_ms = Some(now_ms);
         }
-        if !state.capacity.is_zero()
+        if !self.restored_bursts.is_empty() {
+            // Restored records of queues that were not registered again: nothing will claim them.
+            self.restored_bursts.clear();
+        }
+        if !self.in_restore_grace(state, now_ms)
+            && !state.capacity.is_zero()
             && state.capacity != self.admitted_capacity
             && (self.controller.is_none() || now_ms - self.last_admission_ms >= READMISSION_INTERVAL_MS)
         {
@@ -385,5 +513,54 @@ impl Policy for Bopf {
 
     fn queue_key(&self, state: &ClusterState, queue: QueueIdx) -> QueueKey {
         self.key(state, queue)
+    }
+
+    fn snapshot(&self, state: &ClusterState) -> Option<serde_json::Value> {
+        let mut seen = HashSet::new();
+        let bursts = self
+            .lqs
+            .iter()
+            .filter(|&&q| seen.insert(q))
+            .filter_map(|&q| {
+                let b = self.record_of(q)?.burst.as_ref()?;
+                Some(BurstSnapshot {
+                    queue: state.queues[q].name().to_string(),
+                    phase: b.phase,
+                    last_start_ms: b.last_start_ms,
+                    consumed: b.consumed,
+                    integral_at_start: b.integral_at_start,
+                    started: b.started,
+                    met_deadline: b.met_deadline,
+                })
+            })
+            .collect();
+        let snap = BopfSnapshot {
+            now_ms: self.now_ms,
+            admitted_capacity: self.admitted_capacity,
+            epoch_ms: self.epoch_ms,
+            bursts,
+        };
+        Some(serde_json::to_value(snap).expect("BoPF's snapshot is plain data and always serializes"))
+    }
+
+    fn restore(&mut self, state: &ClusterState, value: &serde_json::Value) -> Result<()> {
+        let snap = Self::parse_snapshot(value)?;
+        let controller = if snap.admitted_capacity.is_zero() {
+            None
+        } else {
+            Some(self.controller_for(snap.admitted_capacity).map_err(|e| {
+                CoreError::InvalidInput(format!(
+                    "snapshot field 'policy.state.admitted_capacity' (BoPF): {} cannot be admitted at: {e}",
+                    snap.admitted_capacity
+                ))
+            })?)
+        };
+        self.now_ms = self.now_ms.max(snap.now_ms);
+        self.epoch_ms = snap.epoch_ms;
+        self.restored_bursts = snap.bursts.into_iter().map(|b| (b.queue.clone(), b)).collect();
+        self.restore_grace = if controller.is_some() { RestoreGrace::Armed } else { RestoreGrace::Off };
+        self.readmit_with(state, controller, snap.admitted_capacity);
+        info!(capacity = %snap.admitted_capacity, queues = self.order.len(), "BoPF state restored");
+        Ok(())
     }
 }

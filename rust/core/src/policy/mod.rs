@@ -13,6 +13,8 @@
 //! - [`Policy::queue_key`]: the order in which queues are offered a node (queue sort).
 //! - [`Policy::queue_view`]: what the policy knows about a queue, for status and logs.
 //! - [`Policy::next_event_ms`]: when the policy's order next changes by itself.
+//! - [`Policy::snapshot`] and [`Policy::restore`]: the policy's durable state, kept across a
+//!   rebuild of the scheduler (see [`crate::snapshot`]).
 
 pub mod bopf;
 pub mod carbyne;
@@ -26,6 +28,7 @@ pub mod ujf;
 pub mod uwfq;
 
 use crate::config::{AppPolicyKind, PolicyKind, QueueFile};
+use crate::error::Result;
 use crate::ids::LocationId;
 use crate::ids::{AppIdx, NodeId, QueueIdx};
 use crate::request::Placement;
@@ -112,6 +115,20 @@ pub trait Policy: Send {
     /// key may depend only on the queue's own state and on what `begin_heartbeat` fixed, so the
     /// scheduler recomputes it only for the queue that was just served.
     fn queue_key(&self, state: &ClusterState, queue: QueueIdx) -> QueueKey;
+
+    /// The policy's durable state, in its own JSON format, or `None` when it keeps nothing that
+    /// the cluster state and the configuration do not give back.
+    fn snapshot(&self, _state: &ClusterState) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// Restores what [`Policy::snapshot`] of the same policy returned, into a policy freshly
+    /// built from the allocation file whose queues are admitted (queues registered at run time
+    /// are re-registered, and so admitted, after this call). Checks the whole value before
+    /// changing anything: on error the policy is as it was.
+    fn restore(&mut self, _state: &ClusterState, _value: &serde_json::Value) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Sort key of a queue: a tier (lower first), then an order within the tier (lower first).

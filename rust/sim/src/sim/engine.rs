@@ -47,7 +47,7 @@ pub struct Engine<'a> {
 /// What a heartbeat of the node could hand out: its free space plus its reservation holds,
 /// which their own app, or a queue of a higher priority, may use.
 fn usable(sched: &Scheduler, node: u32) -> Resources {
-    sched.state().node(node).map(|n| n.capacity - n.allocated).unwrap_or_default()
+    sched.state().node(node).map(|n| n.capacity.saturating_sub(&n.allocated)).unwrap_or_default()
 }
 
 /// The progress bar, shown once a run has taken more than two seconds.

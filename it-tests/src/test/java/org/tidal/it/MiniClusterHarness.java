@@ -177,7 +177,7 @@ public final class MiniClusterHarness implements AutoCloseable {
   }
 
   /** Every daemon binds and connects by this name; it must not leave the machine. */
-  private static void requireLoopbackHostname() throws IOException {
+  static void requireLoopbackHostname() throws IOException {
     String host = MiniYARNCluster.getHostname();
     for (InetAddress address : InetAddress.getAllByName(host)) {
       if (!address.isLoopbackAddress()) {

@@ -3,6 +3,8 @@ package org.tidal.it;
 import java.io.File;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -67,5 +69,14 @@ public enum SchedulerUnderTest {
     } catch (URISyntaxException | IllegalArgumentException e) {
       throw new IllegalStateException("test resource is not a plain file: " + url, e);
     }
+  }
+
+  /** Every scheduler, as JUnit's Parameterized runner takes them: one test run per scheduler. */
+  static List<Object[]> parameters() {
+    List<Object[]> out = new ArrayList<>();
+    for (SchedulerUnderTest s : values()) {
+      out.add(new Object[] {s});
+    }
+    return out;
   }
 }

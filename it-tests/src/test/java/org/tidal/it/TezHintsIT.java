@@ -5,18 +5,13 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
-import java.io.File;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.io.IntWritable;
-import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.SleepJob;
@@ -37,20 +32,9 @@ import org.apache.log4j.Logger;
 import org.apache.log4j.spi.LoggingEvent;
 import org.apache.tez.client.TezClient;
 import org.apache.tez.dag.api.DAG;
-import org.apache.tez.dag.api.Edge;
-import org.apache.tez.dag.api.ProcessorDescriptor;
 import org.apache.tez.dag.api.TezConfiguration;
-import org.apache.tez.dag.api.UserPayload;
-import org.apache.tez.dag.api.Vertex;
 import org.apache.tez.dag.api.client.DAGClient;
 import org.apache.tez.dag.api.client.DAGStatus;
-import org.apache.tez.runtime.api.LogicalInput;
-import org.apache.tez.runtime.api.LogicalOutput;
-import org.apache.tez.runtime.api.ProcessorContext;
-import org.apache.tez.runtime.library.api.KeyValueReader;
-import org.apache.tez.runtime.library.api.KeyValueWriter;
-import org.apache.tez.runtime.library.conf.UnorderedKVEdgeConfig;
-import org.apache.tez.runtime.library.processor.SimpleProcessor;
 import org.junit.Test;
 
 /**
@@ -58,9 +42,7 @@ import org.junit.Test;
  * history-logging service, which PUTs the DAG's hints to the scheduler's REST endpoint with the
  * AM's AMRM token, beside an unhinted MapReduce job in the same Carbyne-ordered queue.
  *
- * <p>The Tez AM and its tasks run on this JVM's class path (Tez jars, the Tidal jar, the processor
- * below), passed as {@code tez.cluster.additional.classpath.prefix} with {@code
- * tez.ignore.lib.uris}, the way the harness's MapReduce AMs inherit it.
+ * <p>The DAG is {@link TezSleepDag}'s: the Tez AM and its tasks run on this JVM's class path.
  */
 public class TezHintsIT {
   static final String QUEUE = "a";
@@ -71,42 +53,6 @@ public class TezHintsIT {
 
   static final long CONSUMER_MILLIS = 1000;
   static final String REST_LOGGER = "org.tidal.yarn.TidalRestServer";
-
-  /**
-   * Tez 0.9 on Java 17: a URLClassLoader as system class loader (see TezAmClassLoader) and access
-   * to its protected addURL, which Tez calls reflectively.
-   */
-  static final String TEZ_JDK_OPTS =
-      "--add-opens=java.base/java.net=ALL-UNNAMED -Djava.system.class.loader="
-          + TezAmClassLoader.class.getName();
-
-  /**
-   * A vertex's work: reads every record of its inputs, sleeps for the millisecond count in its
-   * payload and writes one record to each output.
-   */
-  public static final class SleepAndPass extends SimpleProcessor {
-    public SleepAndPass(ProcessorContext context) {
-      super(context);
-    }
-
-    @Override
-    public void run() throws Exception {
-      long records = 0;
-      for (LogicalInput input : getInputs().values()) {
-        KeyValueReader reader = (KeyValueReader) input.getReader();
-        while (reader.next()) {
-          records++;
-        }
-      }
-      Thread.sleep(
-          Long.parseLong(
-              new String(getContext().getUserPayload().deepCopyAsArray(), StandardCharsets.UTF_8)));
-      for (LogicalOutput output : getOutputs().values()) {
-        ((KeyValueWriter) output.getWriter())
-            .write(new Text(getContext().getTaskVertexName()), new IntWritable((int) records));
-      }
-    }
-  }
 
   /** Collects the messages of one logger (the RM runs in this JVM). */
   static final class Capture extends AppenderSkeleton {
@@ -268,29 +214,7 @@ public class TezHintsIT {
   }
 
   private static TezConfiguration tezConfiguration(Configuration base, String restAddress) {
-    TezConfiguration tez = new TezConfiguration(base);
-    String workDir =
-        System.getProperty("it.work.dir", new File("target", "it-work").getAbsolutePath());
-    tez.set(
-        TezConfiguration.TEZ_AM_STAGING_DIR, new File(workDir, "tez-staging").getAbsolutePath());
-    tez.set(TezConfiguration.TEZ_QUEUE_NAME, QUEUE);
-    // No Tez tarball: AM and tasks run on this JVM's class path, as MapReduce AMs do here.
-    tez.setBoolean(TezConfiguration.TEZ_IGNORE_LIB_URIS, true);
-    tez.setBoolean(TezConfiguration.TEZ_USE_CLUSTER_HADOOP_LIBS, false);
-    tez.set(
-        TezConfiguration.TEZ_CLUSTER_ADDITIONAL_CLASSPATH_PREFIX,
-        System.getProperty("java.class.path"));
-    // Small containers; the AM's web app needs the same --add-opens as the RM. Tez's default
-    // JVM options (-XX:+PrintGCTimeStamps) would not even start on Java 17.
-    tez.setInt(TezConfiguration.TEZ_AM_RESOURCE_MEMORY_MB, HarnessSettings.CONTAINER_MB);
-    tez.setInt(TezConfiguration.TEZ_TASK_RESOURCE_MEMORY_MB, HarnessSettings.CONTAINER_MB);
-    String opts = HarnessSettings.amJavaOpts() + " " + TEZ_JDK_OPTS;
-    tez.set(TezConfiguration.TEZ_AM_LAUNCH_CMD_OPTS, opts);
-    tez.set(TezConfiguration.TEZ_TASK_LAUNCH_CMD_OPTS, opts);
-    String javaHome = "JAVA_HOME=" + System.getProperty("java.home");
-    tez.set(TezConfiguration.TEZ_AM_LAUNCH_ENV, javaHome);
-    tez.set(TezConfiguration.TEZ_TASK_LAUNCH_ENV, javaHome);
-    tez.setInt("tez.runtime.unordered.output.buffer.size-mb", 8);
+    TezConfiguration tez = TezSleepDag.configuration(base, QUEUE);
     // The plugin under test, in front of Tez's default history logging.
     tez.set(
         TezConfiguration.TEZ_HISTORY_LOGGING_SERVICE_CLASS,
@@ -306,23 +230,7 @@ public class TezHintsIT {
 
   /** producer (PRODUCER_TASKS tasks) -> broadcast -> consumer (1 task). */
   private static DAG dag() {
-    UnorderedKVEdgeConfig edge =
-        UnorderedKVEdgeConfig.newBuilder(Text.class.getName(), IntWritable.class.getName())
-            .setAdditionalConfiguration("tez.runtime.unordered.output.buffer.size-mb", "8")
-            .build();
-    Vertex producer = Vertex.create("producer", processor(PRODUCER_MILLIS), PRODUCER_TASKS);
-    Vertex consumer = Vertex.create("consumer", processor(CONSUMER_MILLIS), 1);
-    return DAG.create("tidal-hints-it")
-        .addVertex(producer)
-        .addVertex(consumer)
-        .addEdge(Edge.create(producer, consumer, edge.createDefaultBroadcastEdgeProperty()));
-  }
-
-  private static ProcessorDescriptor processor(long millis) {
-    return ProcessorDescriptor.create(SleepAndPass.class.getName())
-        .setUserPayload(
-            UserPayload.create(
-                ByteBuffer.wrap(Long.toString(millis).getBytes(StandardCharsets.UTF_8))));
+    return TezSleepDag.dag("tidal-hints-it", PRODUCER_TASKS, PRODUCER_MILLIS, CONSUMER_MILLIS);
   }
 
   private static Job sleepJob(Configuration base) throws Exception {

@@ -8,6 +8,7 @@ import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
 import org.tidal.yarn.TidalScheduler;
@@ -43,7 +44,15 @@ final class TidalRest {
 
   /** The endpoint of the Tidal scheduler running in {@code cluster}'s RM. */
   static TidalRest of(MiniClusterHarness cluster) {
-    TidalScheduler scheduler = (TidalScheduler) cluster.resourceManager().getResourceScheduler();
+    return of(cluster.resourceManager());
+  }
+
+  /** The endpoint of the Tidal scheduler running in {@code rm}. */
+  static TidalRest of(ResourceManager rm) {
+    if (rm == null) {
+      throw new IllegalStateException("no active ResourceManager");
+    }
+    TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
     InetSocketAddress address = scheduler.getRestAddress();
     if (address == null) {
       throw new IllegalStateException("the Tidal REST endpoint is not running");
@@ -62,6 +71,14 @@ final class TidalRest {
       throw new IOException("GET " + base + "/queues answered " + reply);
     }
     return MAPPER.readTree(reply.body);
+  }
+
+  /**
+   * POST /ws/v1/tidal/queues as {@code user}: registers the queue a {@code <queue>} element
+   * defines.
+   */
+  Reply registerQueue(String user, String queueXml) throws IOException {
+    return call("POST", "/queues?user.name=" + user, null, "application/xml", queueXml);
   }
 
   /** PUT /ws/v1/tidal/apps/{app}/hints with an AMRM token, as an ApplicationMaster would. */

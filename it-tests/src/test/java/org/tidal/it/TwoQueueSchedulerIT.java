@@ -64,11 +64,7 @@ public class TwoQueueSchedulerIT {
 
   @Parameters(name = "{0}")
   public static Iterable<Object[]> schedulers() {
-    List<Object[]> out = new ArrayList<>();
-    for (SchedulerUnderTest s : SchedulerUnderTest.values()) {
-      out.add(new Object[] {s});
-    }
-    return out;
+    return SchedulerUnderTest.parameters();
   }
 
   private static MiniClusterHarness running;

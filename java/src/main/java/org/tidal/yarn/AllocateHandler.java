@@ -12,6 +12,7 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AppSchedulingInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt.ContainersAndNMTokensAllocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
@@ -35,6 +36,7 @@ final class AllocateHandler {
   private final LocationTable locations;
   private final ResourceCalculator calculator;
   private final Allocation emptyAllocation;
+  private final AllocationIds ids;
 
   AllocateHandler(
       TidalScheduler scheduler,
@@ -43,7 +45,9 @@ final class AllocateHandler {
       CoreInstance core,
       LocationTable locations,
       ResourceCalculator calculator,
-      Allocation emptyAllocation) {
+      Allocation emptyAllocation,
+      AllocationIds ids) {
+    this.ids = ids;
     this.scheduler = scheduler;
     this.attempts = attempts;
     this.completion = completion;
@@ -117,22 +121,24 @@ final class AllocateHandler {
     if (release == null || release.isEmpty()) {
       return NO_IDS;
     }
-    long[] ids = new long[release.size()];
+    long[] freed = new long[release.size()];
     int count = 0;
     for (ContainerId containerId : release) {
       RMContainer container = scheduler.getRMContainer(containerId);
+      long allocationId = ids.allocationId(containerId);
       if (container == null) {
         // Hadoop's path: remember it across an RM restart or audit-log the bad release.
         scheduler.releaseUnknownContainer(containerId, application);
       } else if (completion.complete(
-          container,
-          SchedulerUtils.createAbnormalContainerStatus(
-              containerId, SchedulerUtils.RELEASED_CONTAINER),
-          RMContainerEventType.RELEASED)) {
-        ids[count++] = containerId.getContainerId();
+              container,
+              SchedulerUtils.createAbnormalContainerStatus(
+                  containerId, SchedulerUtils.RELEASED_CONTAINER),
+              RMContainerEventType.RELEASED)
+          && allocationId != AllocationIds.NONE) {
+        freed[count++] = allocationId;
       }
     }
-    return count == ids.length ? ids : Arrays.copyOf(ids, count);
+    return count == freed.length ? freed : Arrays.copyOf(freed, count);
   }
 
   /**
@@ -160,6 +166,20 @@ final class AllocateHandler {
         }
       }
       TidalNative.allocate(core.handle(), key, packAsks(restored), NO_IDS, null, null);
+    }
+  }
+
+  /**
+   * Gives a rebuilt core an attempt's outstanding asks and blacklist as Hadoop holds them, which
+   * every allocate call has kept up to date.
+   */
+  void replay(FiCaSchedulerApp attempt, long key) {
+    synchronized (attempt) {
+      AppSchedulingInfo info = attempt.getAppSchedulingInfo();
+      List<ResourceRequest> outstanding = info.getAllResourceRequests();
+      List<String> blacklist = new ArrayList<String>(info.getBlackListCopy());
+      TidalNative.allocate(
+          core.handle(), key, packAsks(outstanding), NO_IDS, locations.internAll(blacklist), null);
     }
   }
 

@@ -23,6 +23,9 @@ final class AllocationFileLoader {
   /** The settings the core runs with; only touched under the scheduler's monitor. */
   private long[] settings;
 
+  /** The allocation file's text the core runs with. */
+  private String xml;
+
   /** Creates the core's instance from the allocation file and the scheduler's limits. */
   void create(CoreInstance core, Configuration conf, Resource minimumAllocation)
       throws IOException {
@@ -35,6 +38,15 @@ final class AllocationFileLoader {
       throw invalid(source, e);
     }
     settings = initial;
+    this.xml = xml;
+  }
+
+  /**
+   * Creates a new instance from the queue file and settings the running one has, as it was last
+   * loaded: a file edited since is not read until the next refresh.
+   */
+  void recreate(CoreInstance core) {
+    core.create(xml, settings);
   }
 
   /**
@@ -58,6 +70,7 @@ final class AllocationFileLoader {
       throw invalid(source, e);
     }
     settings = next;
+    this.xml = xml;
   }
 
   /** The cap on containers started per node heartbeat that the core runs with. */
@@ -120,6 +133,8 @@ final class AllocationFileLoader {
             YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES,
             YarnConfiguration.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES);
     s[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = maxAssignPerHeartbeat(conf);
+    s[TidalNative.SET_FAULT_INJECTION] =
+        conf.getBoolean(TidalScheduler.FAULT_INJECTION, false) ? 1 : 0;
     return s;
   }
 

@@ -3,6 +3,7 @@ package org.tidal.yarn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.commons.logging.Log;
@@ -188,6 +189,33 @@ final class AppAttemptRegistry {
       // The core drops the attempt's asks and frees its allocations.
       TidalNative.removeApp(core.handle(), key);
     }
+  }
+
+  /**
+   * Registers every application with a rebuilt core under the key the old core knew it by, in
+   * submission order (keys grow with it), and returns the current attempts by key. An application
+   * whose queue the new core does not have (dropped from the file since) is logged and skipped.
+   */
+  Map<Long, FiCaSchedulerApp> replay() {
+    TreeMap<Long, String[]> keys = new TreeMap<Long, String[]>();
+    for (Map.Entry<ApplicationId, Long> unbound : unboundKeys.entrySet()) {
+      SchedulerApplication<FiCaSchedulerApp> app = applications.get(unbound.getKey());
+      if (app != null) {
+        keys.put(unbound.getValue(), new String[] {app.getQueue().getQueueName(), app.getUser()});
+      }
+    }
+    for (Map.Entry<Long, FiCaSchedulerApp> attempt : attemptsByKey.entrySet()) {
+      FiCaSchedulerApp app = attempt.getValue();
+      keys.put(attempt.getKey(), new String[] {app.getQueue().getQueueName(), app.getUser()});
+    }
+    for (Map.Entry<Long, String[]> entry : keys.entrySet()) {
+      try {
+        TidalNative.addApp(core.handle(), entry.getKey(), entry.getValue()[0], entry.getValue()[1]);
+      } catch (TidalException e) {
+        LOG.error("Cannot schedule app key " + entry.getKey() + " again: " + e.getMessage());
+      }
+    }
+    return attemptsByKey;
   }
 
   /** The attempt when it is its application's current one, else null. */

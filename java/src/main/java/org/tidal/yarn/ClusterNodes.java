@@ -8,6 +8,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
@@ -17,8 +18,8 @@ import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
-import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNodeCleanContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.UpdatedContainerInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
@@ -47,6 +48,8 @@ final class ClusterNodes {
   private final ContainerCompletion completion;
   private final RMContext rmContext;
   private final boolean usePortForNodeName;
+  private final AppAttemptRegistry attempts;
+  private final AllocationIds ids;
 
   private final Map<NodeId, Integer> nodeIds = new ConcurrentHashMap<NodeId, Integer>();
   private final TreeSet<Integer> freeNodeIds = new TreeSet<Integer>();
@@ -66,7 +69,11 @@ final class ClusterNodes {
       DecisionMaterializer materializer,
       ContainerCompletion completion,
       RMContext rmContext,
-      boolean usePortForNodeName) {
+      boolean usePortForNodeName,
+      AppAttemptRegistry attempts,
+      AllocationIds ids) {
+    this.attempts = attempts;
+    this.ids = ids;
     this.scheduler = scheduler;
     this.nodes = nodes;
     this.clusterResource = clusterResource;
@@ -121,26 +128,75 @@ final class ClusterNodes {
   }
 
   /**
-   * After a work-preserving RM restart a node reports the containers it kept running. The core
-   * cannot adopt them, so the node is told to stop them and their apps ask again.
+   * After a work-preserving RM restart a node reports the containers it kept running; Hadoop's own
+   * recovery ({@code AbstractYarnScheduler#recoverContainersOnNode}) has rebuilt its records of
+   * those whose application came back, and killed the rest. The core adopts each recovered one, so
+   * that its app's and queue's usage count it and nothing is stopped.
    */
-  void stopUnrecoveredContainers(RMNode rmNode, List<NMContainerStatus> reports) {
+  void adoptRecovered(RMNode rmNode, List<NMContainerStatus> reports) {
     if (reports == null || !rmContext.isWorkPreservingRecoveryEnabled()) {
       return;
     }
     for (NMContainerStatus report : reports) {
-      if (report.getContainerState() != ContainerState.COMPLETE) {
-        LOG.info(
-            "Stopping "
-                + report.getContainerId()
-                + " on "
-                + rmNode.getNodeAddress()
-                + ": Tidal does not recover containers");
-        rmContext
-            .getDispatcher()
-            .getEventHandler()
-            .handle(new RMNodeCleanContainerEvent(rmNode.getNodeID(), report.getContainerId()));
+      RMContainer container = scheduler.getRMContainer(report.getContainerId());
+      if (report.getContainerState() == ContainerState.COMPLETE
+          || container == null
+          || ids.allocationId(report.getContainerId()) != AllocationIds.NONE) {
+        continue;
       }
+      if (adopt(container)) {
+        usage.containerStarted(container.getContainer().getResource());
+      }
+    }
+    publishAvailable();
+  }
+
+  /**
+   * Books a running container in the core under its attempt's key; false when it cannot be (it
+   * ended, or its attempt or node is gone). The core takes it even when the node has no room left
+   * for it: running work is never refused.
+   */
+  boolean adopt(RMContainer container) {
+    if (container.getState() == RMContainerState.COMPLETED) {
+      return false;
+    }
+    ContainerId containerId = container.getContainerId();
+    Long key = attempts.key(containerId.getApplicationAttemptId());
+    Integer nodeId = nodeIds.get(container.getContainer().getNodeId());
+    if (key == null || nodeId == null) {
+      LOG.warn(
+          "Cannot adopt "
+              + containerId
+              + ": "
+              + (key == null ? "its attempt is not the current one" : "its node is unknown"));
+      return false;
+    }
+    Resource resource = container.getContainer().getResource();
+    long allocationId =
+        TidalNative.adoptAllocation(
+            core.handle(),
+            key,
+            nodeId,
+            container.getContainer().getPriority().getPriority(),
+            resource.getMemory(),
+            resource.getVirtualCores());
+    ids.adopted(containerId, allocationId);
+    LOG.info("Adopted running container " + containerId + " as allocation " + allocationId);
+    return true;
+  }
+
+  /** Adds every node to a rebuilt core, under the ids and locations the old one had. */
+  void replay() {
+    for (Map.Entry<NodeId, Integer> entry : nodeIds.entrySet()) {
+      FiCaSchedulerNode node = nodes.get(entry.getKey());
+      Resource total = node.getTotalResource();
+      TidalNative.addNode(
+          core.handle(),
+          entry.getValue(),
+          locations.intern(node.getNodeName()),
+          locations.intern(node.getRackName()),
+          total.getMemory(),
+          total.getVirtualCores());
     }
   }
 
@@ -192,9 +248,11 @@ final class ClusterNodes {
     int count = 0;
     for (ContainerStatus status : completed) {
       RMContainer container = scheduler.getRMContainer(status.getContainerId());
+      long allocationId = ids.allocationId(status.getContainerId());
       if (container != null
-          && completion.complete(container, status, RMContainerEventType.FINISHED)) {
-        completedIds[count++] = status.getContainerId().getContainerId();
+          && completion.complete(container, status, RMContainerEventType.FINISHED)
+          && allocationId != AllocationIds.NONE) {
+        completedIds[count++] = allocationId;
       }
     }
     completedIds = count == completedIds.length ? completedIds : Arrays.copyOf(completedIds, count);

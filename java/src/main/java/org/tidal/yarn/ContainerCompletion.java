@@ -31,16 +31,19 @@ final class ContainerCompletion {
 
   private final CoreInstance core;
   private final UsageMetrics usage;
+  private final AllocationIds ids;
 
   ContainerCompletion(
       TidalScheduler scheduler,
       Map<NodeId, FiCaSchedulerNode> nodes,
       CoreInstance core,
-      UsageMetrics usage) {
+      UsageMetrics usage,
+      AllocationIds ids) {
     this.scheduler = scheduler;
     this.nodes = nodes;
     this.core = core;
     this.usage = usage;
+    this.ids = ids;
   }
 
   /** Returns true only for the one call that actually completed the container. */
@@ -65,6 +68,7 @@ final class ContainerCompletion {
         node.releaseContainer(container);
       }
       usage.containerFinished(container.getResource());
+      ids.ended(container.getId());
       LOG.info(
           "Attempt "
               + app.getApplicationAttemptId()
@@ -83,13 +87,15 @@ final class ContainerCompletion {
   void expired(ContainerId containerId) {
     synchronized (scheduler) {
       RMContainer container = scheduler.getRMContainer(containerId);
+      long allocationId = ids.allocationId(containerId);
       if (container != null
           && complete(
               container,
               SchedulerUtils.createAbnormalContainerStatus(
                   containerId, SchedulerUtils.EXPIRED_CONTAINER),
-              RMContainerEventType.EXPIRE)) {
-        TidalNative.releaseAllocation(core.handle(), containerId.getContainerId());
+              RMContainerEventType.EXPIRE)
+          && allocationId != AllocationIds.NONE) {
+        TidalNative.releaseAllocation(core.handle(), allocationId);
       }
     }
   }

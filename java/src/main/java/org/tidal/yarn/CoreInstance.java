@@ -13,9 +13,9 @@ final class CoreInstance {
    * bounded in length, so epoch-based wall-clock times would put every burst beyond it; a monotonic
    * clock also keeps burst and share accounting right across wall-clock steps.
    */
-  private final long clockOriginNanos = System.nanoTime();
+  private volatile long clockOriginNanos = System.nanoTime();
 
-  private final long clockOriginWallMs = System.currentTimeMillis();
+  private volatile long clockOriginWallMs = System.currentTimeMillis();
 
   /** 0 before {@link #create} and after {@link #detach}: native calls then fail, none crash. */
   private volatile long handle;
@@ -53,6 +53,36 @@ final class CoreInstance {
     if (detached != 0) {
       TidalNative.destroy(detached);
       logPump.stop();
+    }
+  }
+
+  /**
+   * Continues the clock of an earlier instance (before a restart) that started at {@code
+   * originWallMs}: the time since then, as the wall clock tells it, is where this clock starts, and
+   * the monotonic source counts on from there. Burst windows and usage integrals stored by the
+   * earlier instance then stay on the same time line; the time the RM was down passes as time.
+   */
+  void continueClock(long originWallMs) {
+    long nowNanos = System.nanoTime();
+    long elapsedMs = Math.max(0, System.currentTimeMillis() - originWallMs);
+    clockOriginNanos = nowNanos - elapsedMs * 1000000L;
+    clockOriginWallMs = originWallMs;
+  }
+
+  /** When the core's clock read 0, on the wall clock. */
+  long clockOriginWallMs() {
+    return clockOriginWallMs;
+  }
+
+  /**
+   * Replaces the instance by a new one made by {@code create}, and frees the old one (which may be
+   * poisoned by a panic: the bridge still frees it).
+   */
+  void replace(Runnable create) {
+    long old = handle;
+    create.run();
+    if (old != 0 && old != handle) {
+      TidalNative.destroy(old);
     }
   }
 

@@ -16,8 +16,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  * Turns the core's decision records into containers with Hadoop's own bookkeeping: the attempt's
  * {@link FiCaSchedulerApp#allocate} (which decrements its asks as Hadoop's schedulers do) and the
  * node's. A decision Hadoop cannot take, because the attempt stopped or its asks changed since the
- * core saw them, is handed back to the core. The allocation id becomes the container number, so a
- * container names its allocation for the rest of its life.
+ * core saw them, is handed back to the core. The allocation id becomes the container number (see
+ * {@link AllocationIds}), so a container names its allocation for the rest of its life.
  */
 final class DecisionMaterializer {
   private static final Log LOG = LogFactory.getLog(DecisionMaterializer.class);
@@ -25,11 +25,14 @@ final class DecisionMaterializer {
   private final CoreInstance core;
   private final AppAttemptRegistry attempts;
   private final UsageMetrics usage;
+  private final AllocationIds ids;
 
-  DecisionMaterializer(CoreInstance core, AppAttemptRegistry attempts, UsageMetrics usage) {
+  DecisionMaterializer(
+      CoreInstance core, AppAttemptRegistry attempts, UsageMetrics usage, AllocationIds ids) {
     this.core = core;
     this.attempts = attempts;
     this.usage = usage;
+    this.ids = ids;
   }
 
   /** Turns the decision record at {@code offset} into a container on {@code node}. */
@@ -51,8 +54,7 @@ final class DecisionMaterializer {
         if (failure == null) {
           NodeType type = nodeType(locality);
           ResourceRequest request = app.getResourceRequest(priority, resourceName(node, locality));
-          ContainerId containerId =
-              ContainerId.newContainerId(app.getApplicationAttemptId(), allocationId);
+          ContainerId containerId = ids.containerId(app.getApplicationAttemptId(), allocationId);
           Container container =
               Container.newInstance(
                   containerId,

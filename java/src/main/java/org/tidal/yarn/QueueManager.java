@@ -30,12 +30,14 @@ final class QueueManager {
 
   private final CoreInstance core;
   private final Configuration conf;
+  private final DurableState durable;
   private final Map<String, TidalQueue> queues = new ConcurrentHashMap<String, TidalQueue>();
   private final TidalQueue root;
 
-  QueueManager(CoreInstance core, Configuration conf) {
+  QueueManager(CoreInstance core, Configuration conf, DurableState durable) {
     this.core = core;
     this.conf = conf;
+    this.durable = durable;
     root = new TidalQueue(this, ROOT, null, conf);
     queues.put(ROOT, root);
   }
@@ -179,13 +181,22 @@ final class QueueManager {
 
   /**
    * Registers a queue at run time for {@code user} and returns the core's verdict JSON. An admitted
-   * queue gets its Hadoop-side handle right away, so apps can be submitted to it.
+   * queue is stored durably before this returns, and gets its Hadoop-side handle right away, so
+   * apps can be submitted to it. When the state cannot be stored the queue is removed again and a
+   * {@link TidalException} says why: an acknowledged queue must survive a restart.
    */
   String register(String queueXml, String user, boolean admin) throws IOException {
     String verdict = TidalNative.registerQueue(core.handle(), queueXml, user, admin);
     JsonNode node = JSON.readTree(verdict);
     String name = node.path("queue").getTextValue();
     if (name != null && node.path("admitted").getBooleanValue()) {
+      try {
+        durable.save();
+      } catch (IOException e) {
+        TidalNative.unregisterQueue(core.handle(), name, user, true);
+        throw new TidalException(
+            "queue " + name + " not registered: its state cannot be stored: " + e.getMessage());
+      }
       queue(fullName(name));
     }
     LOG.info(
@@ -202,9 +213,22 @@ final class QueueManager {
     return verdict;
   }
 
-  /** Removes a queue registered at run time; the core checks that {@code user} may. */
+  /**
+   * Removes a queue registered at run time; the core checks that {@code user} may. The removal is
+   * stored before this returns; when it cannot be, a {@link TidalException} says that the queue
+   * would come back after a restart.
+   */
   void unregister(String queue, String user, boolean admin) {
     TidalNative.unregisterQueue(core.handle(), queue, user, admin);
+    try {
+      durable.save();
+    } catch (IOException e) {
+      throw new TidalException(
+          "queue "
+              + queue
+              + " is removed but the removal cannot be stored, so it returns after a restart: "
+              + e.getMessage());
+    }
     LOG.info("User " + user + (admin ? " (administrator)" : "") + " unregistered queue " + queue);
   }
 }

@@ -15,6 +15,10 @@ package org.tidal.yarn;
  *   <li>Every error (bad input, unknown node/app, a Rust panic) surfaces as a {@link
  *       TidalException}; a panic as its subclass {@link TidalPanicException}. Nothing here aborts
  *       the JVM.
+ *   <li>A panic while a call used an instance poisons that instance: every later call on its handle
+ *       except {@link #destroy} throws {@link TidalPanicException} ("scheduler instance poisoned by
+ *       an earlier panic: ..."). Rebuild it with {@link #create}, {@link #restoreState} and {@link
+ *       #adoptAllocation}.
  * </ul>
  */
 public final class TidalNative {
@@ -47,14 +51,19 @@ public final class TidalNative {
   public static final int LOCALITY_NODE = 0, LOCALITY_RACK = 1, LOCALITY_OFF_SWITCH = 2;
 
   /** Longs in the settings array passed to {@link #create} and {@link #reconfigure}. */
-  public static final int SETTINGS_LEN = 5;
+  public static final int SETTINGS_LEN = 6;
 
-  /** Settings field offsets: YARN's min/max allocation and the per-heartbeat assignment cap. */
+  /**
+   * Settings field offsets: YARN's min/max allocation, the per-heartbeat assignment cap, and
+   * whether the instance allows fault injection ({@link #armHeartbeatPanic}): 1 on, 0 off. The
+   * fault-injection flag is read by {@link #create} only; {@link #reconfigure} ignores it.
+   */
   public static final int SET_MIN_MEMORY_MB = 0,
       SET_MIN_VCORES = 1,
       SET_MAX_MEMORY_MB = 2,
       SET_MAX_VCORES = 3,
-      SET_MAX_ASSIGN_PER_HEARTBEAT = 4;
+      SET_MAX_ASSIGN_PER_HEARTBEAT = 4,
+      SET_FAULT_INJECTION = 5;
 
   static {
     NativeLoader.load();
@@ -68,7 +77,7 @@ public final class TidalNative {
    */
   public static native long create(String allocationXml, long[] settings);
 
-  /** Frees an instance. Unknown handles are ignored. */
+  /** Frees an instance, poisoned or not. Unknown handles are ignored. */
   public static native void destroy(long handle);
 
   /**
@@ -121,6 +130,42 @@ public final class TidalNative {
    * could not turn into a container). Unknown ids are a logged no-op, so the call is idempotent.
    */
   public static native void releaseAllocation(long handle, long allocationId);
+
+  /**
+   * Books a container that already runs (reported by a NodeManager after an RM restart, or fed
+   * again after the instance was rebuilt) as a heartbeat books a new one, and returns its new
+   * allocation id (below 2^40). It takes nothing from the app's asks: the AM sends its outstanding
+   * asks again. A container that overcommits its node is adopted all the same. Throws {@link
+   * TidalNotFoundException} for an unknown app or node and {@link TidalInvalidInputException} for
+   * negative or oversized resources.
+   */
+  public static native long adoptAllocation(
+      long handle, long appKey, int nodeId, int priority, long memoryMb, long vcores);
+
+  /**
+   * Tidal's own durable state as JSON (version 1): the clock, the queues registered at run time
+   * with their owners, each queue's usage history and the queue policy's state. Store it and give
+   * it to {@link #restoreState} of a new instance after an RM restart or a poisoned instance.
+   */
+  public static native String snapshotState(long handle);
+
+  /**
+   * Restores a {@link #snapshotState} document into an instance created from the allocation file
+   * that has no applications yet (else {@link TidalConflictException}); nodes may already be there.
+   * Returns a summary as JSON: {@code {"policy_restored":..,"queues":[{"name":..,
+   * "runtime":..,"admitted":..,"class":..}],"warnings":[..]}}. Throws {@link
+   * TidalInvalidInputException} naming the field for a malformed document or another version; the
+   * instance is then unchanged.
+   */
+  public static native String restoreState(long handle, String snapshotJson);
+
+  /**
+   * Test only: the next {@link #nodeHeartbeat} lets the core decide (and book) its containers, then
+   * panics before writing the decisions out, which poisons the instance. Throws {@link
+   * TidalForbiddenException} unless the instance was created with {@link #SET_FAULT_INJECTION} set
+   * to 1.
+   */
+  public static native void armHeartbeatPanic(long handle);
 
   /**
    * Registers a queue at run time from a {@code <queue>} element of the allocation-file format and

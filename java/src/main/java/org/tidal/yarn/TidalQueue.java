@@ -80,9 +80,8 @@ final class TidalQueue implements Queue {
       Resource clusterResource,
       SchedulerApplicationAttempt schedulerAttempt,
       RMContainer rmContainer) {
-    // The scheduler never recovers containers (see TidalScheduler), so Hadoop never calls this.
-    throw new UnsupportedOperationException(
-        "Tidal does not recover containers across ResourceManager restarts");
+    // Hadoop's recovery updates the attempt's and the queue's metrics itself; the core adopts the
+    // container once Hadoop has recovered it (ClusterNodes#adoptRecovered).
   }
 
   @Override

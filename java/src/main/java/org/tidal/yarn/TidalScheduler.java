@@ -21,7 +21,9 @@ import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.proto.YarnServiceProtos.SchedulerResourceTypes;
+import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
@@ -74,8 +76,10 @@ import org.apache.hadoop.yarn.util.resource.Resources;
  * monitor, {@link #allocate} (RPC threads) holds only the application's monitor while it updates
  * asks, and the native core locks internally without calling back into Java.
  *
- * <p>Containers are not recovered across ResourceManager restarts: the native core would not know
- * them, so containers that nodes kept running are stopped instead of replayed.
+ * <p>Restarts and faults: with work-preserving recovery, containers that nodes kept running are
+ * recovered by Hadoop and adopted by the core; Tidal's own state is restored from {@link
+ * DurableState} before the RM recovers its applications. A panic in the core is contained by {@link
+ * PanicRecovery}, which rebuilds the core from the RM's view and stops no container.
  */
 public class TidalScheduler extends FifoScheduler {
   /** Queue allocation file: absolute path, or a name resolved on the classpath. */
@@ -103,12 +107,22 @@ public class TidalScheduler extends FifoScheduler {
 
   public static final boolean DEFAULT_REST_ENABLED = true;
 
+  /**
+   * Test-only: lets {@link #armHeartbeatPanic} make the core panic. Off by default; the bridge
+   * refuses the trigger unless the instance was created with it on.
+   */
+  public static final String FAULT_INJECTION = "tidal.test.fault-injection";
+
   private static final Log LOG = LogFactory.getLog(TidalScheduler.class);
 
   private final ResourceCalculator calculator = new DominantResourceCalculator();
   private final CoreInstance core = new CoreInstance();
   private final AllocationFileLoader allocationFile = new AllocationFileLoader();
   private final UsageMetrics usage = new UsageMetrics();
+  private final AllocationIds ids = new AllocationIds();
+  private DurableState durable;
+  private volatile boolean restored;
+  private PanicRecovery panicRecovery;
   private QueueManager queues;
   private AppAttemptRegistry attempts;
   private ContainerCompletion completion;
@@ -138,9 +152,10 @@ public class TidalScheduler extends FifoScheduler {
     allocationFile.create(core, conf, minimumAllocation);
     LocationTable locations = new LocationTable();
     synchronized (this) {
-      queues = new QueueManager(core, conf);
+      durable = new DurableState(core, conf, rmContext);
+      queues = new QueueManager(core, conf, durable);
       attempts = new AppAttemptRegistry(core, queues, rmContext, applications);
-      completion = new ContainerCompletion(this, nodes, core, usage);
+      completion = new ContainerCompletion(this, nodes, core, usage, ids);
       clusterNodes =
           new ClusterNodes(
               this,
@@ -150,14 +165,19 @@ public class TidalScheduler extends FifoScheduler {
               locations,
               usage,
               queues.root().getMetrics(),
-              new DecisionMaterializer(core, attempts, usage),
+              new DecisionMaterializer(core, attempts, usage, ids),
               completion,
               rmContext,
-              usePortForNodeName);
+              usePortForNodeName,
+              attempts,
+              ids);
       clusterNodes.setMaxAssignPerHeartbeat(allocationFile.maxAssignPerHeartbeat());
       allocateHandler =
           new AllocateHandler(
-              this, attempts, completion, core, locations, calculator, EMPTY_ALLOCATION);
+              this, attempts, completion, core, locations, calculator, EMPTY_ALLOCATION, ids);
+      panicRecovery =
+          new PanicRecovery(
+              core, allocationFile, durable, ids, clusterNodes, attempts, allocateHandler, queues);
       rest = new RestEndpoint(queues, attempts, core, rmContext, conf);
     }
     queues.syncWithCore();
@@ -166,9 +186,28 @@ public class TidalScheduler extends FifoScheduler {
 
   @Override
   public void serviceStart() throws Exception {
+    restoreOnce();
     core.startLogPump();
     super.serviceStart();
+    durable.start();
     rest.start();
+  }
+
+  /**
+   * Restores Tidal's saved state, once, before anything else reaches the core. The RM recovers its
+   * applications before it starts the scheduler, handing them over synchronously, so the first of
+   * those events restores; the RM's epoch (which numbers containers and fences the store) is known
+   * by then.
+   */
+  private synchronized void restoreOnce() throws IOException {
+    if (restored) {
+      return;
+    }
+    restored = true;
+    ids.setEpoch(rmContext.getEpoch());
+    if (durable.restore() != null) {
+      queues.syncWithCore();
+    }
   }
 
   @Override
@@ -177,6 +216,9 @@ public class TidalScheduler extends FifoScheduler {
     // not exist when initialisation failed before it was created.
     if (rest != null) {
       rest.stop();
+    }
+    if (durable != null) {
+      durable.stop();
     }
     super.serviceStop();
     long detached;
@@ -204,10 +246,28 @@ public class TidalScheduler extends FifoScheduler {
 
   @Override
   public void handle(SchedulerEvent event) {
+    try {
+      if (!restored) {
+        restoreOnce();
+      }
+    } catch (IOException e) {
+      // Only the RM's recovery reaches here first, which then fails the start with this reason.
+      throw new YarnRuntimeException(e);
+    }
     // An exception escaping here makes the RM's event thread exit the JVM; a failing native
-    // call is an error of this one event, so it is logged and the RM keeps scheduling.
+    // call is an error of this one event, so it is logged and the RM keeps scheduling. A panic
+    // poisons the core: it is rebuilt and the event handled once more.
     try {
       dispatch(event);
+    } catch (TidalPanicException e) {
+      try {
+        synchronized (this) {
+          panicRecovery.rebuild(e, event.getType().toString());
+        }
+        dispatch(event);
+      } catch (TidalException again) {
+        LOG.error("Tidal core failed again on " + event.getType() + ": " + again.getMessage());
+      }
     } catch (TidalException e) {
       LOG.error("Tidal core failed on " + event.getType() + ": " + e.getMessage(), e);
     }
@@ -219,8 +279,10 @@ public class TidalScheduler extends FifoScheduler {
         {
           NodeAddedSchedulerEvent added = (NodeAddedSchedulerEvent) event;
           addNode(added.getAddedRMNode());
-          clusterNodes.stopUnrecoveredContainers(
-              added.getAddedRMNode(), added.getContainerReports());
+          // Hadoop's own recovery first (it kills containers of apps that did not come back),
+          // then the core adopts what Hadoop recovered.
+          recoverContainersOnNode(added.getContainerReports(), added.getAddedRMNode());
+          adoptRecovered(added.getAddedRMNode(), added.getContainerReports());
           break;
         }
       case NODE_REMOVED:
@@ -288,6 +350,10 @@ public class TidalScheduler extends FifoScheduler {
 
   private synchronized void addNode(RMNode rmNode) {
     clusterNodes.add(rmNode);
+  }
+
+  private synchronized void adoptRecovered(RMNode rmNode, List<NMContainerStatus> reports) {
+    clusterNodes.adoptRecovered(rmNode, reports);
   }
 
   private synchronized void removeNode(RMNode rmNode) {
@@ -455,6 +521,22 @@ public class TidalScheduler extends FifoScheduler {
   @Override
   public Resource getUsedResource() {
     return usage.used();
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Faults
+
+  /**
+   * Test-only: the next node heartbeat panics inside the native core after the core booked its
+   * decisions, the worst case for the shim. Refused unless {@value #FAULT_INJECTION} is true.
+   */
+  public void armHeartbeatPanic() {
+    TidalNative.armHeartbeatPanic(core.handle());
+  }
+
+  /** How many times a panic made the shim rebuild its core. */
+  public int coreRebuilds() {
+    return panicRecovery.rebuilds();
   }
 
   /** The scheduler's REST endpoint, for tests that start a second server on its parts. */

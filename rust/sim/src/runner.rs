@@ -59,6 +59,7 @@ pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
         fairness_window_ms: spec.sim.fairness_window_ms,
         straggler_copies: spec.sim.straggler_copies,
         stop_after_class: spec.sim.stop_after_class.clone(),
+        container_reuse: spec.sim.container_reuse,
     };
     let cluster =
         ClusterConfig { machines: spec.cluster.machines, machines_per_rack: spec.cluster.machines_per_rack, capacity };

@@ -174,6 +174,25 @@ pub struct SimSpec {
     /// The resources tasks ask for, e.g. `["memory_mb", "vcores"]` as YARN 2.7 schedules; the
     /// others are dropped from every job drawn. Default: all a source gives.
     pub task_resources: Option<Vec<String>>,
+    /// Whether AMs run a job's next task in the container of a task that ended, as Tez's
+    /// container reuse and Spark's executors do, instead of asking the RM again: `none`
+    /// (default), `stage` or `dag`. A reused task starts at once, without
+    /// `container_overhead_ms` (the launch it saves). Off while straggler copies are run.
+    pub container_reuse: ContainerReuse,
+}
+
+/// What a container whose task ended may run next (`sim.container_reuse`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContainerReuse {
+    /// Every task runs in a container of its own.
+    #[default]
+    None,
+    /// A not-yet-started task of the same stage; the AM lowers its ask at that priority by one.
+    Stage,
+    /// As `stage`, else one of any runnable stage of the job whose demand fits in the
+    /// container (Tez reuses containers across vertices), the lowest priority number first.
+    Dag,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -202,6 +221,7 @@ impl Default for SimSpec {
             straggler_copies: true,
             stop_after_class: None,
             task_resources: None,
+            container_reuse: ContainerReuse::None,
         }
     }
 }

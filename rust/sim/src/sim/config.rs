@@ -1,5 +1,6 @@
 //! How a simulation runs: the cluster's size and the engine's knobs.
 
+use crate::spec::ContainerReuse;
 use tidal_core::Resources;
 
 #[derive(Clone, Debug)]
@@ -31,4 +32,6 @@ pub struct SimConfig {
     pub straggler_copies: bool,
     /// End the run once every job of this class has finished; jobs still running are left out.
     pub stop_after_class: Option<String>,
+    /// Whether AMs run further tasks in a container whose task ended.
+    pub container_reuse: ContainerReuse,
 }

@@ -10,6 +10,7 @@ use super::nodes::Nodes;
 use super::output::{JobRecord, LqAdmission, RunOutput, RunStats};
 use crate::hints::{HintWriter, ProgressEntry};
 use crate::model::Job;
+use crate::spec::ContainerReuse;
 use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::Instant;
@@ -33,6 +34,9 @@ pub struct Engine<'a> {
     /// AMs run straggler copies and some queue has slot reservation: only then is there advice
     /// to follow and copy bookkeeping to keep.
     copies: bool,
+    /// What a container whose task ended may run next. `None` while copies are run: the core
+    /// judges stragglers by their container's age, which a reused container's would distort.
+    reuse: ContainerReuse,
     decisions: Vec<Decision>,
     completed: Vec<AllocationId>,
     finished: usize,
@@ -93,6 +97,7 @@ impl<'a> Engine<'a> {
         let max_assign = sched.settings().max_assign_per_heartbeat as usize;
         let nodes = Nodes::new(cluster.machines, cluster.capacity, cfg.heartbeat_ms, cfg.idle_recheck_ms, max_assign);
         let fairness_window = cfg.fairness_over_jobs.then_some(cfg.fairness_window_ms);
+        let copies = cfg.straggler_copies && sched.reserves_slots();
         let mut e = Engine {
             jobs,
             cfg,
@@ -102,7 +107,8 @@ impl<'a> Engine<'a> {
             rt: (0..jobs.len()).map(|_| None).collect(),
             containers: Containers::with_capacity(1 << 16),
             watch: Vec::new(),
-            copies: cfg.straggler_copies && sched.reserves_slots(),
+            copies,
+            reuse: if copies { ContainerReuse::None } else { cfg.container_reuse },
             decisions: Vec::with_capacity(64),
             completed: Vec::with_capacity(64),
             finished: 0,
@@ -226,23 +232,67 @@ impl<'a> Engine<'a> {
             Started::CopyOf(of) => (copy_duration_ms(durations, d.allocation_id, job), Some(of)),
         };
         let dur = drawn as i64 + overhead;
-        self.capture.allocate(&d.resources, dur);
         let task = RunningTask {
             job: job as u32,
             stage: stage as u16,
+            container_stage: stage as u16,
             copy: copy_of.is_some(),
             node: n,
             start: now,
             end: now + dur,
         };
-        self.containers.start(d.allocation_id, task);
-        self.events.push(now + dur, EventKind::TaskEnd { node: n, alloc: d.allocation_id });
+        self.launch(d.allocation_id, task, &d.resources);
         if let Some(of) = copy_of {
             self.containers.pair(of, d.allocation_id);
             self.stats.copies += 1;
             return Ok(());
         }
         self.send_progress(job, now, false)
+    }
+
+    /// Runs `task` in container `alloc`, of `size`, until the task's end.
+    fn launch(&mut self, alloc: AllocationId, task: RunningTask, size: &Resources) {
+        self.capture.allocate(size, task.end - task.start);
+        self.containers.start(alloc, task);
+        self.events.push(task.end, EventKind::TaskEnd { node: task.node, alloc });
+    }
+
+    /// The AM runs its job's next task in container `alloc`, whose task `t` just ended, or
+    /// releases the container. One with nothing runnable right now is released at once rather
+    /// than held for a later stage: the RM's view stays exact and no idle space is kept from
+    /// other jobs.
+    fn reuse_or_release(&mut self, alloc: AllocationId, t: &RunningTask, now: i64) -> Result<()> {
+        let size = self.sched.state().allocations.get(&alloc).map(|a| a.resources);
+        let size = size.ok_or_else(|| anyhow!("container {alloc} is unknown to the scheduler"))?;
+        let Some(stage) = self.next_stage(t, &size) else {
+            self.nodes.complete(t.node, alloc, now, &mut self.events);
+            return Ok(());
+        };
+        let job = t.job as usize;
+        let st = &self.jobs[job].stages[stage];
+        let rt = self.rt[job].as_mut().expect("running job");
+        // YARN asks are totals: the stage's tasks not started yet, one fewer now.
+        let outstanding = (st.tasks() - rt.started[stage] as usize) as u32;
+        let dur = st.durations_ms[rt.start_task(stage, now)] as i64;
+        self.ask(job, stage as i32 + 1, outstanding - 1, outstanding, st.demand, now)?;
+        self.launch(alloc, RunningTask { stage: stage as u16, start: now, end: now + dur, ..*t }, &size);
+        Ok(())
+    }
+
+    /// The stage whose next task a container of `size` runs after task `t`: the same stage
+    /// while it has tasks not started, else (`dag` reuse) the job's runnable stage of the
+    /// lowest priority number that has such tasks and whose demand fits in the container.
+    fn next_stage(&self, t: &RunningTask, size: &Resources) -> Option<usize> {
+        let stages = &self.jobs[t.job as usize].stages;
+        let rt = self.rt[t.job as usize].as_ref()?;
+        let unstarted = |s: usize| (rt.started[s] as usize) < stages[s].tasks();
+        if unstarted(t.stage as usize) {
+            return Some(t.stage as usize);
+        }
+        if self.reuse != ContainerReuse::Dag {
+            return None;
+        }
+        (0..stages.len()).find(|&s| rt.parents_left[s] == 0 && unstarted(s) && stages[s].demand.fits_in(size))
     }
 
     /// The AMs of the watched jobs read the straggler advice (what their next hints reply
@@ -367,8 +417,13 @@ impl<'a> Engine<'a> {
         if self.containers.was_killed(alloc) {
             return Ok(());
         }
-        self.nodes.complete(n, alloc, now, &mut self.events);
         let t = self.containers.finish(alloc).ok_or_else(|| anyhow!("unknown allocation {alloc}"))?;
+        // A container the AM may reuse is released below, once the job's state says whether
+        // it has a task to run next.
+        let reusable = self.reuse != ContainerReuse::None;
+        if !reusable {
+            self.nodes.complete(n, alloc, now, &mut self.events);
+        }
         let (job, stage) = (t.job as usize, t.stage as usize);
         // The first of a task and its copy to finish wins; the AM kills the other.
         let mut started = t.start;
@@ -399,22 +454,24 @@ impl<'a> Engine<'a> {
             }
         }
         let rt = self.rt[job].as_mut().expect("running job");
-        if rt.done[stage] < tasks {
-            return self.send_progress(job, now, false);
-        }
-        rt.stages_left -= 1;
-        let done = rt.stages_left == 0;
-        for &c in jobs[job].estimate.children(stage) {
-            let rt = self.rt[job].as_mut().expect("running job");
-            rt.parents_left[c] -= 1;
-            if rt.parents_left[c] == 0 {
-                self.ask_stage(job, c, now)?;
+        let stage_done = rt.done[stage] == tasks;
+        if stage_done {
+            rt.stages_left -= 1;
+            for &c in jobs[job].estimate.children(stage) {
+                let rt = self.rt[job].as_mut().expect("running job");
+                rt.parents_left[c] -= 1;
+                if rt.parents_left[c] == 0 {
+                    self.ask_stage(job, c, now)?;
+                }
             }
         }
-        if done {
+        if reusable {
+            self.reuse_or_release(alloc, &t, now)?;
+        }
+        if self.rt[job].as_ref().expect("running job").stages_left == 0 {
             self.finish_job(job, now)
         } else {
-            self.send_progress(job, now, true)
+            self.send_progress(job, now, stage_done)
         }
     }
 
@@ -470,7 +527,7 @@ impl<'a> Engine<'a> {
         };
         // A run stopped early: time allocated to tasks still running counts only up to now.
         for t in self.containers.running() {
-            let demand = jobs[t.job as usize].stages[t.stage as usize].demand;
+            let demand = jobs[t.job as usize].stages[t.container_stage as usize].demand;
             self.capture.allocate(&demand, -(t.end - now).max(0));
         }
         let lq_admission = SchedulerStatus::of(&self.sched)

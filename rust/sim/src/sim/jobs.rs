@@ -12,6 +12,9 @@ use tidal_core::ids::AllocationId;
 pub struct RunningTask {
     pub job: u32,
     pub stage: u16,
+    /// The stage at whose priority the container was allocated, whose demand sized it: other
+    /// than `stage` once `dag` container reuse moved the container on.
+    pub container_stage: u16,
     pub copy: bool,
     pub node: u32,
     pub start: i64,
@@ -77,17 +80,21 @@ impl JobRt {
         now: i64,
         copies: bool,
     ) -> Option<Started> {
-        let next = self.started[stage] as usize;
-        if next < tasks {
-            self.started[stage] += 1;
-            self.run_start_sum[stage] += now;
+        if (self.started[stage] as usize) < tasks {
             if copies {
                 self.copyless[stage].insert(alloc);
             }
-            return Some(Started::Task(next));
+            return Some(Started::Task(self.start_task(stage, now)));
         }
         self.copy_asks[stage] = self.copy_asks[stage].saturating_sub(1);
         self.copyless[stage].pop_first().map(Started::CopyOf)
+    }
+
+    /// The stage's next task, which exists, starts at `now`; its index.
+    pub fn start_task(&mut self, stage: usize, now: i64) -> usize {
+        self.started[stage] += 1;
+        self.run_start_sum[stage] += now;
+        self.started[stage] as usize - 1
     }
 }
 

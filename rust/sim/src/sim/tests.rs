@@ -5,9 +5,9 @@ use super::output::RunOutput;
 use super::run;
 use crate::model::{critical_path_ms, estimate_of, Job, Stage};
 use crate::queue_file;
-use crate::spec::{SchedulerSpec, SlotReservationSpec};
+use crate::spec::{ContainerReuse, SchedulerSpec, SlotReservationSpec};
 use tidal_core::config::Settings;
-use tidal_core::{Resources, Scheduler};
+use tidal_core::{ResourceKind, Resources, Scheduler};
 
 fn stage(parents: &[u32], durations: &[u32]) -> Stage {
     Stage {
@@ -47,7 +47,17 @@ fn cfg(am: bool) -> SimConfig {
         fairness_window_ms: 60_000,
         straggler_copies: true,
         stop_after_class: None,
+        container_reuse: ContainerReuse::None,
     }
+}
+
+fn with_reuse(am: bool, mode: ContainerReuse) -> SimConfig {
+    SimConfig { container_reuse: mode, ..cfg(am) }
+}
+
+/// Vcore-milliseconds the run's containers held.
+fn vcore_ms(out: &RunOutput) -> f64 {
+    out.allocated[ResourceKind::Vcores as usize]
 }
 
 fn sched(queues: &[&str]) -> Scheduler {
@@ -119,14 +129,57 @@ fn impossible_demands_are_reported() {
     assert!(format!("{err:#}").contains("big"), "{err:#}");
 }
 
+#[test]
+fn stage_reuse_runs_a_stage_of_short_tasks_in_few_containers() {
+    // 60 sub-second tasks on a node with room for the AM and 7 tasks: without reuse every task
+    // waits for a heartbeat to get a container; with reuse the 7 containers of the first
+    // heartbeat run the stage's next task as soon as one ends.
+    let durations: Vec<u32> = (0..60).map(|i| 200 + 5 * i).collect();
+    let work: u32 = durations.iter().sum();
+    let j = job("j", "q", 0, vec![stage(&[], &durations)]);
+    let none = run(&cluster(1), sched(&["q"]), std::slice::from_ref(&j), &cfg(true)).unwrap();
+    let reuse = run(&cluster(1), sched(&["q"]), &[j], &with_reuse(true, ContainerReuse::Stage)).unwrap();
+    assert_eq!(none.stats.containers, 61);
+    assert_eq!(reuse.stats.containers, 8, "the AM's and the 7 task containers of the first heartbeat");
+    let (a, b) = (none.jobs[0].jct_ms(), reuse.jobs[0].jct_ms());
+    assert!(b < a, "reuse {b} ms vs none {a} ms");
+    // Every task ran once, each container for exactly its tasks' time (plus the AM's 1 vcore
+    // for the job's life).
+    for out in [&none, &reuse] {
+        assert_eq!((out.jobs.len(), out.unfinished), (1, 0));
+        assert_eq!(vcore_ms(out), (work as i64 + out.jobs[0].jct_ms()) as f64);
+    }
+}
+
+#[test]
+fn dag_reuse_moves_a_container_to_the_first_runnable_stage_it_fits() {
+    // Stage 0 (2 vcores, 1 s) feeds stage 1 (4 vcores: too big for its container), stage 2 and
+    // stage 3 (1 vcore each, 5 s and 7 s). With `dag` reuse stage 0's container runs stage 2's
+    // task, holding 2 vcores for it; stages 1 and 3 get containers of their own.
+    let mut s0 = stage(&[], &[1000]);
+    s0.demand = Resources::new(2048, 2);
+    let mut s1 = stage(&[0], &[3000]);
+    s1.demand = Resources::new(4096, 4);
+    let j = job("j", "q", 0, vec![s0, s1, stage(&[0], &[5000]), stage(&[0], &[7000])]);
+    let dag =
+        run(&cluster(1), sched(&["q"]), std::slice::from_ref(&j), &with_reuse(false, ContainerReuse::Dag)).unwrap();
+    assert_eq!(dag.stats.containers, 3);
+    assert_eq!(vcore_ms(&dag), (2 * 1000 + 4 * 3000 + 2 * 5000 + 7000) as f64);
+    // `stage` reuse never leaves the stage: a container per stage, each its stage's size.
+    let st = run(&cluster(1), sched(&["q"]), &[j], &with_reuse(false, ContainerReuse::Stage)).unwrap();
+    assert_eq!(st.stats.containers, 4);
+    assert_eq!(vcore_ms(&st), (2 * 1000 + 4 * 3000 + 5000 + 7000) as f64);
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, ..Default::default() })]
-    /// Random DAG workloads on random clusters: every job finishes, never before its critical
-    /// path, and two runs give identical results.
+    /// Random DAG workloads on random clusters, with or without container reuse: every job
+    /// finishes, never before its critical path, and two runs give identical results.
     #[test]
     fn random_workloads_finish_deterministically(
         seed in 0u64..1000, machines in 1usize..6, njobs in 1usize..8, am in proptest::bool::ANY,
-        reserve in proptest::option::of(0.0f64..=1.0)
+        reserve in proptest::option::of(0.0f64..=1.0),
+        reuse in proptest::sample::select(vec![ContainerReuse::None, ContainerReuse::Stage, ContainerReuse::Dag])
     ) {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -146,8 +199,10 @@ proptest::proptest! {
         }).collect();
         // Slot reservation (queue a only) with straggler copies: a copy may beat its
         // original, so the critical path bound holds only without.
-        let a = run(&cluster(machines), sched_with(&["a", "b"], reserve), &jobs, &cfg(am)).unwrap();
-        let b = run(&cluster(machines), sched_with(&["a", "b"], reserve), &jobs, &cfg(am)).unwrap();
+        let c = with_reuse(am, reuse);
+        let a = run(&cluster(machines), sched_with(&["a", "b"], reserve), &jobs, &c).unwrap();
+        let b = run(&cluster(machines), sched_with(&["a", "b"], reserve), &jobs, &c).unwrap();
+        proptest::prop_assert_eq!(a.jobs.len(), jobs.len());
         for (j, r) in jobs.iter().zip(&a.jobs) {
             proptest::prop_assert!(reserve.is_some() || r.finish_ms >= r.arrival_ms + critical_path_ms(&j.stages));
             proptest::prop_assert!(r.start_ms >= r.arrival_ms);

@@ -46,7 +46,7 @@ pub fn spec(case: BenchCase, policy: &str) -> Spec {
         },
         sim: SimSpec::default(),
         workload: WorkloadSpec::Carbyne {
-            source: SourceSpec::Generator { family: Family::Tpcds, scale },
+            source: SourceSpec::Generator { family: Family::Tpcds, scale, input_spread: 1.0 },
             jobs: Some(jobs),
             arrivals: Arrivals::Poisson,
             mean_interarrival_s: interarrival,

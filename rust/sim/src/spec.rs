@@ -234,6 +234,11 @@ pub enum SourceSpec {
         family: Family,
         #[serde(default = "one")]
         scale: f64,
+        /// Ratio of the largest job's input to the smallest's: each job's task counts are
+        /// multiplied by `input_spread^u`, u uniform in [0, 1) (log-uniform input sizes, as
+        /// Carbyne's "input sizes from GBs to hundreds of GBs"). 1 = no spread.
+        #[serde(default = "one")]
+        input_spread: f64,
     },
     TpchSpark {
         file: String,
@@ -594,6 +599,13 @@ impl Spec {
                 }
                 if !positive(*time_scale) {
                     bail!("workload.time_scale must be positive");
+                }
+                if let SourceSpec::Generator { scale, input_spread, .. } = source {
+                    if !positive(*scale) || !(*input_spread >= 1.0 && input_spread.is_finite()) {
+                        bail!(
+                            "workload.source: scale must be positive and input_spread at least 1, not {scale} and {input_spread}"
+                        );
+                    }
                 }
             }
             WorkloadSpec::Bopf { lq, tq } => {

@@ -64,7 +64,11 @@ impl TraceCache {
 /// Draws jobs from a source: fresh generator jobs, or random picks from a trace.
 fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: String) -> Result<JobTemplate> {
     let mut t = match src {
-        SourceSpec::Generator { family, scale } => gen::generate(rng, *family, *scale, name),
+        SourceSpec::Generator { family, scale, input_spread } => {
+            // Drawn only with a spread, so runs without one keep their random stream.
+            let input = if *input_spread > 1.0 { input_spread.powf(rng.gen::<f64>()) } else { 1.0 };
+            gen::generate(rng, *family, scale * input, name)
+        }
         _ => {
             let pool = cache.pool(src)?;
             let mut t = pool[rng.gen_range(0..pool.len())].clone();

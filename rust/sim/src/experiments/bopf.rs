@@ -186,7 +186,7 @@ fn benches() -> Vec<Bench> {
             note: format!(
                 "BigBench-like generator, 2-stage LQ jobs at cluster width, TQ tasks x{BIGBENCH_TQ_TASK_SCALE}"
             ),
-            lq: SourceSpec::Generator { family: Family::Bigbench, scale: 1.0 },
+            lq: SourceSpec::Generator { family: Family::Bigbench, scale: 1.0, input_spread: 1.0 },
             max_stages: Some(2),
             every_stage_at_peak: true,
             tq_task_scale: BIGBENCH_TQ_TASK_SCALE,
@@ -196,7 +196,7 @@ fn benches() -> Vec<Bench> {
         Bench {
             label: "TPC-DS",
             note: "TPC-DS-like generator, LQ jobs scaled at their widest stage".into(),
-            lq: SourceSpec::Generator { family: Family::Tpcds, scale: 1.0 },
+            lq: SourceSpec::Generator { family: Family::Tpcds, scale: 1.0, input_spread: 1.0 },
             max_stages: None,
             every_stage_at_peak: false,
             tq_task_scale: 1.0,
@@ -208,7 +208,7 @@ fn benches() -> Vec<Bench> {
             // The Spark-measured TPC-H trace runs sub-second tasks one per container, which
             // cannot load a cluster until containers are reused across tasks.
             note: "TPC-H-like generator, LQ jobs scaled at their widest stage".into(),
-            lq: SourceSpec::Generator { family: Family::Tpch, scale: 1.0 },
+            lq: SourceSpec::Generator { family: Family::Tpch, scale: 1.0, input_spread: 1.0 },
             max_stages: None,
             every_stage_at_peak: false,
             tq_task_scale: 1.0,

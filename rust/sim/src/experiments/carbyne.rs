@@ -75,7 +75,7 @@ pub fn table4(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         },
     };
     let mut setups = Vec::new();
-    let tpcds = SourceSpec::Generator { family: Family::Tpcds, scale: 1.0 };
+    let tpcds = SourceSpec::Generator { family: Family::Tpcds, scale: 1.0, input_spread: 1.0 };
     let (m, jobs) = match scale {
         Scale::Small => (8, 40),
         Scale::Full => (40, 250),

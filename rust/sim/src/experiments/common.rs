@@ -118,7 +118,10 @@ pub fn tpch_source() -> (SourceSpec, &'static str) {
             "TPC-H measured on Spark (10 GB)",
         )
     } else {
-        (SourceSpec::Generator { family: Family::Tpch, scale: 1.0 }, "TPC-H-like generator (shared traces absent)")
+        (
+            SourceSpec::Generator { family: Family::Tpch, scale: 1.0, input_spread: 1.0 },
+            "TPC-H-like generator (shared traces absent)",
+        )
     }
 }
 

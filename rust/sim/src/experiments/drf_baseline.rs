@@ -23,7 +23,7 @@ pub fn run(ctx: &Ctx, f: &mut Findings) -> Result<()> {
         scheduler: SchedulerSpec { policy: Some("drf".into()), ..Default::default() },
         sim: sim_defaults(),
         workload: WorkloadSpec::Carbyne {
-            source: SourceSpec::Generator { family: Family::Tpcds, scale: 1.0 },
+            source: SourceSpec::Generator { family: Family::Tpcds, scale: 1.0, input_spread: 1.0 },
             jobs: Some(jobs),
             arrivals: Arrivals::Together,
             mean_interarrival_s: 20.0,

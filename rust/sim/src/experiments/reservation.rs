@@ -88,7 +88,7 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         Ok((r, summary))
     };
     let (tpch, tpch_note) = tpch_source();
-    let mllib = SourceSpec::Generator { family: Family::Mllib, scale: 1.0 };
+    let mllib = SourceSpec::Generator { family: Family::Mllib, scale: 1.0, input_spread: 1.0 };
     let _ = writeln!(
         r,
         "== Speculative slot reservation: foreground DAG jobs at high priority beside a saturating background"

@@ -49,7 +49,7 @@ pub fn users(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         Scale::Small => (4, 4, 6),
         Scale::Full => (20, 20, 30),
     };
-    let small = SourceSpec::Generator { family: Family::Tpch, scale: 0.5 };
+    let small = SourceSpec::Generator { family: Family::Tpch, scale: 0.5, input_spread: 1.0 };
     let mut users = vec![UserSpec {
         name: "heavy".into(),
         source: small.clone(),

@@ -8,7 +8,7 @@
 //! ```xml
 //! <tidal>
 //!   <policy>bopf</policy>                      <!-- drf | strict-priority | n-bopf | bopf -->
-//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo | uwfq | job-fair | ujf | carbyne | tetris | sjf -->
+//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo | uwfq | cfq | job-fair | ujf | carbyne | tetris | sjf -->
 //!   <altruism-probability>1</altruism-probability>  <!-- carbyne only, in [0, 1], default 1 -->
 //!   <fairness-knob>0</fairness-knob>           <!-- tetris only, in [0, 1), default 0 -->
 //!   <n-min>3</n-min>                           <!-- BoPF's N_min, default 1 -->
@@ -116,6 +116,9 @@ pub enum AppPolicyKind {
     Sjf,
     /// User weighted fair queuing: by finish time under user-job fair sharing.
     Uwfq,
+    /// Cluster fair queuing: stages by virtual deadline under stage-level fair sharing, with
+    /// no user or job context.
+    Cfq,
     /// Equal share per job: the job with the smallest dominant usage first.
     JobFair,
     /// User-job fair: the user with the smallest dominant usage first, then that user's job
@@ -125,12 +128,13 @@ pub enum AppPolicyKind {
 
 impl AppPolicyKind {
     /// Every policy with its default knobs.
-    pub const ALL: [AppPolicyKind; 7] = [
+    pub const ALL: [AppPolicyKind; 8] = [
         AppPolicyKind::Fifo,
         AppPolicyKind::Carbyne { altruism_probability: 1.0 },
         AppPolicyKind::Tetris { fairness_knob: 0.0 },
         AppPolicyKind::Sjf,
         AppPolicyKind::Uwfq,
+        AppPolicyKind::Cfq,
         AppPolicyKind::JobFair,
         AppPolicyKind::Ujf,
     ];
@@ -148,6 +152,7 @@ impl AppPolicyKind {
             AppPolicyKind::Tetris { .. } => "tetris",
             AppPolicyKind::Sjf => "sjf",
             AppPolicyKind::Uwfq => "uwfq",
+            AppPolicyKind::Cfq => "cfq",
             AppPolicyKind::JobFair => "job-fair",
             AppPolicyKind::Ujf => "ujf",
         }

@@ -36,7 +36,7 @@ enum Cmd {
         #[arg(long)]
         policy: Option<String>,
         /// Override the spec's app policy (the order inside a queue: carbyne, tetris, sjf,
-        /// uwfq, fifo, ...). Knobs of another app policy in the spec are dropped.
+        /// uwfq, cfq, ujf, job-fair, fifo, ...). Knobs of another app policy in the spec are dropped.
         #[arg(long)]
         app_policy: Option<String>,
     },

@@ -18,6 +18,7 @@
 
 pub mod bopf;
 pub mod carbyne;
+pub mod cfq;
 pub mod drf;
 pub mod fifo;
 pub mod job_fair;
@@ -246,6 +247,7 @@ pub fn build_app_policy(file: &QueueFile) -> Box<dyn AppPolicy> {
         AppPolicyKind::Tetris { fairness_knob } => Box::new(tetris::Tetris::new(fairness_knob)),
         AppPolicyKind::Sjf => Box::new(sjf::Sjf::default()),
         AppPolicyKind::Uwfq => Box::new(uwfq::Uwfq::new(file.uwfq.clone())),
+        AppPolicyKind::Cfq => Box::new(cfq::Cfq::new(file.uwfq.default_task_sec)),
         AppPolicyKind::JobFair => Box::new(job_fair::JobFair),
         AppPolicyKind::Ujf => Box::new(ujf::Ujf::default()),
     }

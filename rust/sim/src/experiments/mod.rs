@@ -65,8 +65,8 @@ pub const EXPERIMENTS: &[Experiment] = &[
     },
     Experiment {
         name: "uwfq-users",
-        about: "UWFQ (user weighted fair queuing): UWFQ vs UJF, job-fair and a CFQ-style order on one heavy and several light users (response time by size, DVR, DSR)",
-        policies: &["drf", "uwfq", "ujf", "job-fair"],
+        about: "UWFQ (user weighted fair queuing): UWFQ vs CFQ, UJF and job-fair on frequent and infrequent users (response time by size, DVR, DSR)",
+        policies: &["drf", "uwfq", "cfq", "ujf", "job-fair"],
         run: uwfq::users,
     },
     Experiment {

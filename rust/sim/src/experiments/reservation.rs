@@ -4,7 +4,7 @@
 //! probability P varies, and straggler copies on held space.
 
 use super::bopf::BopfSetup;
-use super::common::{class_avg, lq_avg, save, tpch_source, Ctx, Scale, RESERVATION_UWFQ_OPEN};
+use super::common::{class_avg, lq_avg, save, tpch_source, Ctx, Scale, RESERVATION_OPEN};
 use crate::fidelity::{self, Findings, Verdict};
 use crate::gen::Family;
 use crate::metrics::Summary;
@@ -135,7 +135,7 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         let p1 = &rows.last().expect("P = 1 runs").1;
         let sd1 = fg_slowdown(&p1.0, &alone.0);
         // Asserted for the MLlib-like foreground (equal stage widths, the paper's isolation case).
-        let enforced = if tag == "mllib" { Ok(()) } else { Err(RESERVATION_UWFQ_OPEN) };
+        let enforced = if tag == "mllib" { Ok(()) } else { Err(RESERVATION_OPEN) };
         r.lower(
             format!("{tag}: reservation (P = 1) cuts the slowdown of priority alone"),
             ("reserve P=1", sd1),
@@ -153,7 +153,7 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
             enforced,
         };
         r.push(check);
-        r.loaded_as(&format!("{tag} priority only"), &plain.1, Err(RESERVATION_UWFQ_OPEN));
+        r.loaded_as(&format!("{tag} priority only"), &plain.1, Err(RESERVATION_OPEN));
         let _ = writeln!(
             r,
             "   background average JCT, reservation (P = 1) / priority only: {:.3}",
@@ -220,7 +220,7 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
                 detail: format!("{:.0}% vs {:.0}%", 100.0 * heavy, 100.0 * light),
             },
             None,
-            RESERVATION_UWFQ_OPEN,
+            RESERVATION_OPEN,
         );
     }
     Ok(())

@@ -601,7 +601,7 @@ impl Spec {
                     bail!("workload.time_scale must be positive");
                 }
                 if let SourceSpec::Generator { scale, input_spread, .. } = source {
-                    if !positive(*scale) || !(*input_spread >= 1.0 && input_spread.is_finite()) {
+                    if !(positive(*scale) && *input_spread >= 1.0 && input_spread.is_finite()) {
                         bail!(
                             "workload.source: scale must be positive and input_spread at least 1, not {scale} and {input_spread}"
                         );

@@ -169,12 +169,6 @@ impl Cfq {
         }
         &mut self.queues[qi]
     }
-
-    /// The virtual deadline of an app's stage at `priority`, for status and tests.
-    pub fn deadline(&self, qi: QueueIdx, app: AppKey, priority: Priority) -> Option<f64> {
-        let stages = self.queues.get(qi)?.stages.get(&app)?;
-        stages.iter().find(|s| s.priority == priority).map(|s| s.deadline)
-    }
 }
 
 fn secs(ms: i64) -> f64 {

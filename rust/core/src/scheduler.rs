@@ -217,6 +217,11 @@ impl Scheduler {
         self.app_policy.name()
     }
 
+    /// The app policy's report on its decisions (see [`crate::policy::AppPolicy::view`]).
+    pub fn app_policy_view(&self) -> Option<serde_json::Value> {
+        self.app_policy.view()
+    }
+
     /// Applies a new queue file and settings (`yarn rmadmin -refreshQueues`). Queues keep
     /// their apps and usage; a queue the new file drops is retired: it takes no new apps and
     /// disappears once its last app leaves.

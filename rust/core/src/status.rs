@@ -58,6 +58,10 @@ pub struct QueueStatus {
 pub struct SchedulerStatus {
     pub policy: &'static str,
     pub app_policy: &'static str,
+    /// The app policy's report on its decisions, when it keeps one (Carbyne: containers started
+    /// within jobs' shares and from the leftover).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_policy_view: Option<serde_json::Value>,
     pub nodes: usize,
     pub cluster: ResourceView,
     pub used: ResourceView,
@@ -116,6 +120,7 @@ impl SchedulerStatus {
         SchedulerStatus {
             policy: scheduler.policy_name(),
             app_policy: scheduler.app_policy_name(),
+            app_policy_view: scheduler.app_policy_view(),
             nodes: state.node_count,
             cluster: state.capacity.into(),
             used: used.into(),

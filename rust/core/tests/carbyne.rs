@@ -463,3 +463,46 @@ fn reverse_plans_are_the_common_case() {
     let slack: HashMap<usize, i64> = (0..3).map(|s| (s, p.latest_start[s][0])).collect();
     assert_eq!(slack[&0], 2000);
 }
+
+/// One-stage hints of `tasks` tasks of one vcore lasting `duration_ms`, at priority 1.
+fn one_stage(tasks: u32, duration_ms: i64) -> String {
+    format!(
+        r#"{{"version":1,"stages":[{{"id":"a","tasks":{tasks},"demand":{{"vcores":1}},"duration_ms":{duration_ms},"priorities":[1]}}]}}"#
+    )
+}
+
+#[test]
+fn must_start_tasks_go_to_the_job_with_least_remaining_work_first() {
+    // Both jobs are below their share with tasks due; the node fits one task. The paper's RM
+    // packs must-start asks with Tetris's heuristics, whose job term is remaining work: the
+    // later, shorter job goes first (submission order would pick the first).
+    for (app_policy, first) in [("carbyne", 2), ("tetris", 2)] {
+        let mut s = scheduler(app_policy, "");
+        s.add_node(0, 100, 1, unit(1)).unwrap();
+        for (k, hints) in [(1, one_stage(10, 10_000)), (2, one_stage(2, 1_000))] {
+            s.add_app(k, "q", "u").unwrap();
+            s.update_asks(k, &[ask(1, if k == 1 { 10 } else { 2 }, unit(1))], &[], &[]).unwrap();
+            s.set_hints(k, &hints).unwrap();
+        }
+        let mut out = Vec::new();
+        s.node_heartbeat(0, 1_000, &[], &mut out, 1).unwrap();
+        assert_eq!(out.iter().map(|d| d.app).collect::<Vec<_>>(), vec![first], "{app_policy}");
+    }
+}
+
+#[test]
+fn tetris_keeps_each_jobs_own_order_inside_the_job() {
+    // The Carbyne paper's Tetris orders tasks inside a job breadth-first (YARN's priority order)
+    // and packs across jobs: the job's priority-1 ask starts although its priority-2 ask aligns
+    // better with the node.
+    let mut t = scheduler("tetris", "");
+    t.add_node(0, 100, 1, Resources::new(100, 10)).unwrap();
+    t.add_app(1, "q", "u").unwrap();
+    t.update_asks(1, &[ask(1, 1, Resources::new(1, 1))], &[], &[]).unwrap();
+    let mut out = Vec::new();
+    t.node_heartbeat(0, 500, &[], &mut out, 100).unwrap(); // the AM
+    t.update_asks(1, &[ask(2, 1, Resources::new(1, 1)), ask(3, 1, Resources::new(50, 5))], &[], &[]).unwrap();
+    out.clear();
+    t.node_heartbeat(0, 1_000, &[], &mut out, 1).unwrap();
+    assert_eq!(out[0].priority, 2);
+}

@@ -165,6 +165,9 @@ pub struct Summary {
     /// Jobs left running when the run stopped early (`sim.stop_after_class`).
     pub unfinished: usize,
     pub lq_admission: Vec<LqAdmission>,
+    /// The app policy's report on its decisions (Carbyne: how much started from the leftover).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_policy: Option<serde_json::Value>,
 }
 
 pub fn summarize(run: &RunOutput, window_ms: i64) -> Summary {
@@ -224,6 +227,7 @@ pub fn summarize(run: &RunOutput, window_ms: i64) -> Summary {
         stats: run.stats.clone(),
         unfinished: run.unfinished,
         lq_admission: run.lq_admission.clone(),
+        app_policy: run.app_policy.clone(),
     }
 }
 

@@ -300,6 +300,9 @@ pub struct SwimOptions {
     pub task_base_ms: u32,
     /// Largest number of tasks per stage: SWIM's samples contain a few multi-terabyte jobs.
     pub max_tasks_per_stage: usize,
+    /// Multiplies every job's input, shuffle and output bytes (SWIM's own way of scaling a
+    /// sample up to a larger cluster): more tasks per job, each of the same size.
+    pub data_scale: f64,
     pub map_demand: ResourceSpec,
     pub reduce_demand: ResourceSpec,
 }
@@ -312,6 +315,7 @@ impl Default for SwimOptions {
             task_bytes_per_sec: 10.0 * 1024.0 * 1024.0,
             task_base_ms: 2000,
             max_tasks_per_stage: 2000,
+            data_scale: 1.0,
             map_demand: ResourceSpec::of(&[
                 ("memory_mb", 1024),
                 ("vcores", 1),

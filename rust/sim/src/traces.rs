@@ -155,8 +155,10 @@ pub fn load_swim(path: &Path, opts: &SwimOptions) -> Result<Vec<JobTemplate>> {
 pub fn parse_swim(text: &str, opts: &SwimOptions) -> Result<Vec<JobTemplate>> {
     let map_d = opts.map_demand.to_resources("map_demand")?;
     let red_d = opts.reduce_demand.to_resources("reduce_demand")?;
-    if !(opts.bytes_per_map > 0.0 && opts.bytes_per_reduce > 0.0 && opts.task_bytes_per_sec > 0.0) {
-        bail!("bytes_per_map, bytes_per_reduce and task_bytes_per_sec must be positive");
+    let positive = |v: f64| v > 0.0 && v.is_finite();
+    if ![opts.bytes_per_map, opts.bytes_per_reduce, opts.task_bytes_per_sec, opts.data_scale].into_iter().all(positive)
+    {
+        bail!("bytes_per_map, bytes_per_reduce, task_bytes_per_sec and data_scale must be positive numbers");
     }
     let mut jobs = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -175,8 +177,9 @@ pub fn parse_swim(text: &str, opts: &SwimOptions) -> Result<Vec<JobTemplate>> {
                 })
             };
         let submit = num(1, "submit time")?;
+        let k = opts.data_scale;
         let (input, shuffle, output) =
-            (num(3, "map input bytes")?, num(4, "shuffle bytes")?, num(5, "reduce output bytes")?);
+            (k * num(3, "map input bytes")?, k * num(4, "shuffle bytes")?, k * num(5, "reduce output bytes")?);
         let duration =
             |bytes: f64| (opts.task_base_ms as f64 + 1000.0 * bytes / opts.task_bytes_per_sec).min(3_600_000.0) as u32;
         let maps = ((input / opts.bytes_per_map).ceil() as usize).clamp(1, opts.max_tasks_per_stage);

@@ -6,10 +6,12 @@
 //! - Intra-job: for each hinted job, forward packing under its share estimates its completion
 //!   time and reverse packing gives every pending task a latest start ([`crate::dag::pack`]).
 //!   Tasks whose latest start has come must start now; the rest of the share is leftover.
-//! - On an offer: first must-start asks of jobs below their share (the job furthest below its
-//!   share first, and among its must-start asks the best-aligned with the node's free space);
-//!   then the leftover: jobs in SRTF order (least remaining work first), each job's runnable
-//!   asks packed by alignment, its must-start asks first.
+//! - On an offer: first must-start asks of jobs below their share, least remaining work first
+//!   (§4.2: the RM packs these asks with Tetris's heuristics, whose job term is remaining
+//!   work), and among a job's must-start asks the best-aligned with the node's free space;
+//!   then the leftover: jobs in SRTF order (least remaining work first), inside a job the task
+//!   its plan needs earliest (§4.2: AMs attach DAG priorities to their asks, as in DAGPS), so
+//!   the critical path goes first and must-start tasks before the rest.
 //!
 //! Choices where the paper leaves room:
 //! - Plans are cached and recomputed only when a job's hints (DAG or progress) change or its
@@ -70,10 +72,10 @@ impl JobPlan {
             .unwrap_or(i64::MAX);
     }
 
-    /// Whether some stage among `stages` has a must-start task at `now`.
+    /// The earliest unused latest-start slot among `stages`, and its stage.
     #[inline]
-    fn due_among(&self, stages: &[StageIdx], now: i64) -> bool {
-        stages.iter().any(|&s| self.plan.latest_start[s].get(self.consumed[s] as usize).is_some_and(|&t| t <= now))
+    fn earliest_slot(&self, stages: &[StageIdx]) -> Option<(i64, StageIdx)> {
+        stages.iter().filter_map(|&s| self.plan.latest_start[s].get(self.consumed[s] as usize).map(|&t| (t, s))).min()
     }
 }
 
@@ -117,7 +119,7 @@ struct QueueJobs {
     srtf: Vec<AppIdx>,
     /// Jobs that may have must-start asks now: greedy jobs and jobs whose next slot is due.
     must: Vec<AppIdx>,
-    /// This heartbeat's must-start candidates by (usage over share, seq), built at the queue's
+    /// This heartbeat's must-start candidates by (remaining work, seq), built at the queue's
     /// first offer. Within a heartbeat the node's free space only shrinks, and a job's usage
     /// only grows, so a job that cannot take the offer now cannot later in the heartbeat
     /// either and leaves the heap.
@@ -150,6 +152,16 @@ pub struct Carbyne {
     now: i64,
     capacity: Resources,
     heartbeat: u64,
+    /// Containers started from jobs' shares (index 0) and from the leftover (index 1).
+    started: [PhaseCount; 2],
+}
+
+/// Containers one phase of the policy started, and their resources as a sum of dominant shares
+/// of the cluster.
+#[derive(Copy, Clone, Default, serde::Serialize)]
+struct PhaseCount {
+    containers: u64,
+    dominant_shares: f64,
 }
 
 /// The queue's part of the cluster: its weight over the weights of queues with demand, as the
@@ -225,6 +237,7 @@ impl Carbyne {
             now: 0,
             capacity: Resources::ZERO,
             heartbeat: 0,
+            started: [PhaseCount::default(); 2],
         }
     }
 
@@ -437,26 +450,43 @@ impl Carbyne {
         if job.greedy() {
             return app.asks.find(offer.host, offer.rack, &offer.free);
         }
-        let plan = job.plan.as_ref()?;
-        let hints = job.hints.as_ref()?;
-        let now = self.now;
-        best_aligned(app, offer, &self.capacity, |p| {
-            let stages = hints.stages_at(p.priority);
-            stages.is_empty() || plan.due_among(stages, now)
-        })
+        self.needed_first(job, app, offer, Some(self.now))
     }
 
-    /// A leftover placement of `job`: its must-start asks first, then the best-aligned ask.
+    /// A leftover placement of `job`: the task its plan needs earliest. Without a plan, the
+    /// best-aligned ask, and YARN's order for an app without hints.
     fn leftover_placement(&self, job: &Job, app: &App, offer: &NodeOffer) -> Option<Placement> {
-        if job.hints.is_none() {
-            return app.asks.find(offer.host, offer.rack, &offer.free);
+        match (&job.hints, &job.plan) {
+            (None, _) => app.asks.find(offer.host, offer.rack, &offer.free),
+            (Some(_), None) => best_aligned(app, offer, &self.capacity, |_| true),
+            (Some(_), Some(_)) => self.needed_first(job, app, offer, None),
         }
-        if !job.greedy() && job.has_due(self.now) {
-            if let Some(p) = self.must_placement(job, app, offer) {
-                return Some(p);
+    }
+
+    /// The placement of a planned job whose task the plan needs earliest (its stage's next
+    /// latest start), the best-aligned among equals, among those due by `due_by` if given.
+    /// Ordering by latest start runs the critical path first, as the DAG priorities the
+    /// paper's AMs attach to their asks do (§4.2). Asks at priorities the hints do not map come
+    /// first, as must-start; a stage whose planned tasks have all started comes last.
+    fn needed_first(&self, job: &Job, app: &App, offer: &NodeOffer, due_by: Option<i64>) -> Option<Placement> {
+        let (hints, plan) = (job.hints.as_ref()?, job.plan.as_ref()?);
+        let mut best: Option<(i64, f64, Placement)> = None;
+        for p in app.asks.placements(offer.host, offer.rack, &offer.free) {
+            let stages = hints.stages_at(p.priority);
+            let slot = match plan.earliest_slot(stages) {
+                Some((t, _)) => t,
+                None if stages.is_empty() => i64::MIN,
+                None => i64::MAX,
+            };
+            if due_by.is_some_and(|d| slot > d) {
+                continue;
+            }
+            let score = p.resources.alignment(&offer.free, &self.capacity);
+            if best.as_ref().is_none_or(|(t, a, _)| slot < *t || (slot == *t && score > *a)) {
+                best = Some((slot, score, p));
             }
         }
-        best_aligned(app, offer, &self.capacity, |_| true)
+        best.map(|b| b.2)
     }
 
     /// Records a container started for `idx`: it uses the earliest slot of its stage.
@@ -464,14 +494,7 @@ impl Carbyne {
         let capacity = self.capacity;
         let Some(Some(job)) = self.jobs.get_mut(idx) else { return };
         let (Some(hints), Some(plan)) = (&job.hints, &mut job.plan) else { return };
-        let stage = hints
-            .stages_at(p.priority)
-            .iter()
-            .copied()
-            .filter_map(|s| plan.plan.latest_start[s].get(plan.consumed[s] as usize).map(|&t| (t, s)))
-            .min()
-            .map(|(_, s)| s);
-        if let Some(s) = stage {
+        if let Some((_, s)) = plan.earliest_slot(hints.stages_at(p.priority)) {
             plan.consumed[s] += 1;
             plan.refresh_next_due();
             job.work = (job.work - hints.dag.task_work(s, &capacity)).max(0.0);
@@ -480,7 +503,7 @@ impl Carbyne {
         }
     }
 
-    /// The phase-one heap key of a job: (usage over share, seq, slot), or None when the job has
+    /// The phase-one heap key of a job: (remaining work, seq, slot), or None when the job has
     /// nothing to start within its share now.
     fn must_key(&self, state: &ClusterState, idx: AppIdx) -> Option<(u64, u64, AppIdx)> {
         let job = self.jobs.get(idx)?.as_ref()?;
@@ -497,8 +520,8 @@ impl Carbyne {
         } else {
             return None;
         };
-        // Non-negative floats order like their bit patterns.
-        (ratio < 1.0).then_some((ratio.to_bits(), job.seq, idx))
+        // Non-negative floats (infinity included: no known work) order like their bit patterns.
+        (ratio < 1.0).then_some((job.work.max(0.0).to_bits(), job.seq, idx))
     }
 
     /// Builds the queue's phase-one heap for this heartbeat, dropping from the must list the
@@ -601,7 +624,7 @@ impl AppPolicy for Carbyne {
         if self.queues.len() <= queue {
             return None;
         }
-        // Must-start asks within shares, the job furthest below its share first.
+        // Must-start asks within shares, least remaining work first.
         if self.queues[queue].heap_heartbeat != self.heartbeat {
             self.build_heap(state, queue);
         }
@@ -636,6 +659,9 @@ impl AppPolicy for Carbyne {
             }
         };
         if let Some((idx, p)) = &pick {
+            let phase = &mut self.started[usize::from(best.is_none())];
+            phase.containers += 1;
+            phase.dominant_shares += p.resources.dominant_share(&self.capacity);
             self.charge(*idx, p);
             if best.is_some() {
                 // Back in line with its new usage, if it still has must-start work in its share.
@@ -645,6 +671,17 @@ impl AppPolicy for Carbyne {
             }
         }
         pick
+    }
+
+    fn view(&self) -> Option<serde_json::Value> {
+        let [within_share, leftover] = self.started;
+        let total = within_share.dominant_shares + leftover.dominant_shares;
+        let leftover_fraction = if total > 0.0 { leftover.dominant_shares / total } else { 0.0 };
+        Some(serde_json::json!({
+            "started_within_share": within_share,
+            "started_from_leftover": leftover,
+            "leftover_fraction": leftover_fraction,
+        }))
     }
 }
 

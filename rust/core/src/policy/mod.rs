@@ -13,6 +13,7 @@
 //! - [`Policy::queue_key`]: the order in which queues are offered a node (queue sort).
 //! - [`Policy::queue_view`]: what the policy knows about a queue, for status and logs.
 //! - [`Policy::next_event_ms`]: when the policy's order next changes by itself.
+//! - [`AppPolicy::view`]: what the app policy reports about its decisions, for status.
 //! - [`Policy::snapshot`] and [`Policy::restore`]: the policy's durable state, kept across a
 //!   rebuild of the scheduler (see [`crate::snapshot`]).
 
@@ -237,6 +238,12 @@ pub trait AppPolicy: Send {
 
     /// The container to start on the offered node from queue `queue`, if any.
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppIdx, Placement)>;
+
+    /// What the policy reports about its own decisions so far, for status and experiments, or
+    /// `None` when it has nothing beyond its name.
+    fn view(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// Builds the app policy a configuration names.

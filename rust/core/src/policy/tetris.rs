@@ -1,10 +1,12 @@
 //! Tetris: multi-resource packing inside a queue (Grandl et al., SIGCOMM 2014), the packing
 //! baseline of the Carbyne paper.
 //!
-//! On an offer, every runnable ask that fits the node is scored by its alignment with the
-//! node's free space (dot product of demand and free resources, both normalised by the
-//! cluster), combined with shortest-remaining-work: `a / mean(a) - w / mean(w)`, Tetris's
-//! `a + ε·p` with ε set so that both terms have the same mean weight. The best score starts.
+//! On an offer, each job's next ask in its own order (YARN's priority order, which Tez AMs set
+//! breadth-first: the Carbyne paper's Tetris baseline orders tasks inside a job breadth-first,
+//! §5.1) is scored by its alignment with the node's free space (dot product of demand and free
+//! resources, both normalised by the cluster), combined with shortest-remaining-work:
+//! `a / mean(a) - w / mean(w)`, Tetris's `a + ε·p` with ε set so that both terms have the same
+//! mean weight. The best score starts.
 //!
 //! Fairness knob f in [0, 1): jobs are sorted by how far they are below their fair share (their
 //! dominant share over their closed-form DRF share) and only the ceil((1 - f) n) furthest below
@@ -130,12 +132,12 @@ impl AppPolicy for Tetris {
             cands.sort_by(|a, b| a.0.total_cmp(&b.0).then(state.app(a.1).seq.cmp(&state.app(b.1).seq)));
             cands.truncate(keep);
         }
-        // Score every fitting ask of the candidates.
+        // Score each candidate's next ask.
         let mut scored: Vec<(f64, f64, u64, AppIdx, Placement)> = Vec::new();
         for &(_, s) in &cands {
             let app = state.app(s);
             let w = self.remaining_work(state, s, app);
-            for p in app.asks.placements(offer.host, offer.rack, &offer.free) {
+            if let Some(p) = offer.first_fit(state, s) {
                 scored.push((p.resources.alignment(&offer.free, &state.capacity), w, app.seq, s, p));
             }
         }

@@ -1,64 +1,75 @@
-//! Carbyne's Table 4 in simulation: Carbyne against DRF, Tetris and SJF over one queue of jobs.
+//! Carbyne's Table 4 in simulation: Carbyne against DRF, Tetris and SJF over one queue of jobs,
+//! on the paper's set-ups (§5.1): 100 machines of 20 cores, 250 jobs arriving Poisson with a
+//! mean of 20 s (and all at once, offline), the Facebook trace on 3000 machines, and the Spark
+//! TPC-H trace with its executors reused across tasks.
 
-use super::common::{carbyne_machine, save, sim_defaults, Ctx, Scale};
-use crate::fidelity::{Findings, Verdict};
+use super::common::{carbyne_machine, run_parallel, sim_defaults, Ctx, Scale};
+use crate::fidelity::{utilization, Findings, Verdict};
 use crate::gen::Family;
-use crate::metrics::{improvement, per_job_improvement, Summary};
+use crate::metrics::{improvement, per_job_improvement, Improvement, Summary};
 use crate::report;
-use crate::runner::run_spec;
+use crate::sim::output::RunOutput;
 use crate::spec::*;
 use anyhow::Result;
 use std::fmt::Write as _;
 
-/// Open fidelity work that checks of the Carbyne experiment wait for: reported, not enforced,
-/// until then.
-const CARBYNE_OPEN: &str = "Carbyne fidelity is open work";
+/// Checks of effects the paper reports and our set-ups do not reproduce; each is printed with
+/// the measured cause in the report and the README.
+const NOT_REPRODUCED_TETRIS: &str =
+    "not reproduced: Tetris's remaining-work term makes it SRTF here (see the leftover line above)";
+const NOT_REPRODUCED_JAIN: &str =
+    "not reproduced: SRTF over the leftover moves shares off DRF's within 60 s windows (see the leftover line above)";
+/// The offline case is one burst of jobs: DRF's shares are as even as they get.
+const OFFLINE_JAIN: &str = "offline: every job starts at once, so shares are even under any policy at first";
 
 /// Carbyne's baselines as app policies over one queue of jobs: DRF is Carbyne with
 /// P(altruism) = 0 (job-level DRF, YARN's priority order inside a job, the paper's DRF with a
-/// breadth-first intra-job order), Tetris with fairness knob 0, SJF by critical path.
+/// breadth-first intra-job order), Tetris with fairness knob 0 (§5.1: f -> 0), SJF by critical
+/// path.
 const CARBYNE_POLICIES: [(&str, &str, Option<f64>); 4] = [
     ("DRF", "carbyne", Some(0.0)),
     ("Carbyne", "carbyne", Some(1.0)),
     ("Tetris", "tetris", None),
     ("SJF", "sjf", None),
 ];
+const DRF: usize = 0;
+const CARBYNE: usize = 1;
+const TETRIS: usize = 2;
+const SJF: usize = 3;
 
 /// The paper's Jain's index (cluster, offline TPC-DS, Fig. 4a): DRF 0.86, CARBYNE 0.05 below,
 /// Tetris 0.12 below, SJF 0.22 below. Online (Fig. 5a) CARBYNE is 0.06 below DRF.
 const PAPER_JAIN: [f64; 4] = [0.86, 0.81, 0.74, 0.64];
 
-/// How close CARBYNE's average Jain's index must be to DRF's to count as "close" (the paper
-/// reports 0.05 offline and 0.06 online).
-const JAIN_TOLERANCE: f64 = 0.10;
+/// How close CARBYNE's average Jain's index must be to DRF's (the paper: 0.05 offline, 0.06
+/// online).
+const JAIN_TOLERANCE: f64 = 0.06;
+
+/// Table 4's TPC-DS row, [vs DRF, vs Tetris] x [p25, p50, p75, p95] (the paper's text calls the
+/// p50 column its average: "1.59x on average and 7.67x at the 95th percentile").
+const PAPER_TPCDS: [[f64; 4]; 2] = [[1.17, 1.59, 2.73, 7.67], [1.12, 1.47, 2.23, 6.17]];
+const PAPER_FACEBOOK: [[f64; 4]; 2] = [[1.24, 2.75, 4.31, 8.77], [1.24, 2.85, 4.31, 8.88]];
 
 /// One workload the policies are compared on.
 struct Setup {
     label: &'static str,
     spec: Spec,
-    /// The paper's Table 4 row, [vs DRF, vs Tetris] x [p25, p50, p75, p95], if it has one.
     paper: Option<[[f64; 4]; 2]>,
     note: String,
+    offline: bool,
 }
 
-impl Setup {
-    fn new(label: &'static str, spec: Spec, paper: Option<[[f64; 4]; 2]>, note: String) -> Setup {
-        Setup { label, spec, paper, note }
-    }
+/// Generated jobs of a family, with input sizes spread over two orders of magnitude (§5.1:
+/// "input sizes from GBs to hundreds of GBs"). `scale` sets the median job's tasks per stage
+/// so that the paper's arrival rate loads its cluster: our task model has no data behind it,
+/// so the load, not the task count, is what we match.
+fn generated(family: Family, scale: f64) -> SourceSpec {
+    SourceSpec::Generator { family, scale, input_spread: 100.0 }
 }
 
-pub fn table4(ctx: &Ctx, r: &mut Findings) -> Result<()> {
-    let (scale, out) = (ctx.scale, ctx.out);
-    let _ = writeln!(
-        r,
-        "== Carbyne Table 4 (simulation): CARBYNE vs DRF, Tetris and SJF, jobs in one queue ordered by the app policy"
-    );
-    let _ = writeln!(r, "   DRF = app policy carbyne with altruism-probability 0 (job-level DRF); Tetris fairness knob 0; SJF by critical path");
-    let _ = writeln!(r, "   AMs send DAG hints (estimates) at registration and progress at stage ends and at most every 5 s; 6 resources");
-    let _ = writeln!(r, "   Jain's index over jobs' dominant shares in 60 s windows");
-    let swim = shared_dir().join("traces/swim/FB-2009_samples_24_times_1hr_0.tsv");
-    let tpch = shared_dir().join("traces/tpch-spark/tpch-10g.json");
-    let base = |name: &str, machines, source, jobs, arrivals| Spec {
+fn setups(scale: Scale) -> Vec<Setup> {
+    let small = scale == Scale::Small;
+    let base = |name: &str, machines, source, jobs, arrivals, mean_interarrival_s| Spec {
         name: name.into(),
         seed: 4,
         cluster: ClusterSpec { machines, machines_per_rack: 40, machine: carbyne_machine() },
@@ -68,154 +79,223 @@ pub fn table4(ctx: &Ctx, r: &mut Findings) -> Result<()> {
             source,
             jobs,
             arrivals,
-            mean_interarrival_s: 20.0,
+            mean_interarrival_s,
             time_scale: 1.0,
             queues: 1,
             trace_queues: false,
         },
     };
-    let mut setups = Vec::new();
-    let tpcds = SourceSpec::Generator { family: Family::Tpcds, scale: 1.0, input_spread: 1.0 };
-    let (m, jobs) = match scale {
-        Scale::Small => (8, 40),
-        Scale::Full => (40, 250),
-    };
-    setups.push(Setup::new(
-        "TPC-DS online",
-        base("tpcds-online", m, tpcds.clone(), Some(jobs), Arrivals::Poisson),
-        Some([[1.17, 1.59, 2.73, 7.67], [1.12, 1.47, 2.23, 6.17]]),
-        format!(
-            "TPC-DS-like generator (the paper replayed real TPC-DS logs), Poisson arrivals mean 20 s; {m} machines so that the \
-             cluster is busy (our generated jobs are smaller than the paper's, which ran on 100)"
-        ),
-    ));
-    let (m, jobs) = match scale {
-        Scale::Small => (10, 20),
-        Scale::Full => (100, 100),
-    };
-    setups.push(Setup::new(
-        "TPC-DS offline",
-        base("tpcds-offline", m, tpcds, Some(jobs), Arrivals::Together),
-        None,
-        format!("TPC-DS-like generator, {jobs} jobs at t = 0 on {m} machines (the paper's offline case, Fig. 4)"),
-    ));
+    // The reduced size keeps the paper's load per machine: a tenth of the machines, a tenth of
+    // the jobs' arrival rate.
+    let (machines, jobs, gap) = if small { (10, 25, 200.0) } else { (100, 250, 20.0) };
+    let mut v = Vec::new();
+    for (label, name, family, size, paper) in [
+        ("TPC-DS online", "tpcds-online", Family::Tpcds, 0.2, Some(PAPER_TPCDS)),
+        ("TPC-H online", "tpch-online", Family::Tpch, 0.3, None),
+        ("BigBench online", "bigbench-online", Family::Bigbench, 0.3, None),
+    ] {
+        v.push(Setup {
+            label,
+            spec: base(name, machines, generated(family, size), Some(jobs), Arrivals::Poisson, gap),
+            paper,
+            note: format!(
+                "{label}-like generated DAGs (Carbyne's Tables 1-2 shapes), inputs spread 100x, {jobs} jobs arriving \
+                 Poisson (mean {gap} s) on {machines} machines"
+            ),
+            offline: false,
+        });
+    }
+    let offline_jobs = if small { 25 } else { 250 };
+    v.push(Setup {
+        label: "TPC-DS offline",
+        spec: base("tpcds-offline", machines, generated(Family::Tpcds, 0.2), Some(offline_jobs), Arrivals::Together, gap),
+        paper: None,
+        note: format!("the same TPC-DS-like jobs, {offline_jobs} at t = 0 on {machines} machines (the paper's offline case, Fig. 4)"),
+        offline: true,
+    });
+    let tpch = shared_dir().join("traces/tpch-spark/tpch-10g.json");
     if tpch.exists() {
-        let (m, jobs) = match scale {
-            Scale::Small => (6, 30),
-            Scale::Full => (20, 200),
-        };
+        // Spark keeps its executors for the job: tasks run back to back in the job's containers.
+        // The trace's jobs are small (seconds of work each): the paper's 20 s arrivals would keep
+        // a few machines busy at most, so arrivals are faster to load the cluster.
+        let (m, jobs, gap) = if small { (2, 60, 1.5) } else { (10, 600, 0.3) };
         let src = SourceSpec::TpchSpark { file: tpch.display().to_string(), options: Default::default() };
-        setups.push(Setup::new(
-            "TPC-H (Spark)",
-            base("tpch-spark", m, src, Some(jobs), Arrivals::Poisson),
-            None,
-            format!("TPC-H queries measured on Spark (10 GB), Poisson arrivals mean 20 s, {m} machines; the paper has no Table 4 row for TPC-H"),
-        ));
-    } else {
-        let _ = writeln!(r, "   (TPC-H row skipped: {} not found)", tpch.display());
+        let mut spec = base("tpch-spark", m, src, Some(jobs), Arrivals::Poisson, gap);
+        spec.sim.container_reuse = ContainerReuse::Dag;
+        v.push(Setup {
+            label: "TPC-H (Spark)",
+            spec,
+            paper: None,
+            note: format!(
+                "TPC-H queries measured on Spark (10 GB), executors reused across a job's tasks, {jobs} jobs arriving \
+                 Poisson (mean {gap} s) on {m} machines; the paper has no Table 4 row for TPC-H"
+            ),
+            offline: false,
+        });
     }
+    let swim = shared_dir().join("traces/swim/FB-2009_samples_24_times_1hr_0.tsv");
     if swim.exists() {
-        let (fm, fj) = match scale {
-            Scale::Small => (6, Some(150)),
-            Scale::Full => (3000, None),
-        };
-        let src = SourceSpec::Swim { file: swim.display().to_string(), options: Default::default() };
-        setups.push(Setup::new(
-            "Facebook",
-            base("facebook", fm, src, fj, Arrivals::Trace),
-            Some([[1.24, 2.75, 4.31, 8.77], [1.24, 2.85, 4.31, 8.88]]),
-            format!("SWIM Facebook 2009 sample with its own arrival times on {fm} machines (MapReduce jobs modelled from bytes)"),
-        ));
-    } else {
-        let _ = writeln!(r, "   (Facebook row skipped: SWIM trace not found under {})", shared_dir().display());
+        // The sample keeps 58 cores busy on average over its 24 hours; the paper's 3000 machines
+        // have 60,000. SWIM's own scaling: every job's data x20 (more tasks of the same size),
+        // and the day replayed in 29 minutes (arrival gaps x0.02), which loads them.
+        let (m, jobs, time_scale, data_scale) =
+            if small { (30, Some(600), 0.02, 20.0) } else { (3000, None, 0.02, 20.0) };
+        let options = SwimOptions { data_scale, max_tasks_per_stage: 40_000, ..Default::default() };
+        let src = SourceSpec::Swim { file: swim.display().to_string(), options };
+        let mut spec = base("facebook", m, src, jobs, Arrivals::Trace, 20.0);
+        if let WorkloadSpec::Carbyne { time_scale: t, .. } = &mut spec.workload {
+            *t = time_scale;
+        }
+        v.push(Setup {
+            label: "Facebook",
+            spec,
+            paper: Some(PAPER_FACEBOOK),
+            note: format!(
+                "SWIM Facebook 2009 sample (MapReduce jobs modelled from bytes), data x{data_scale}, arrival gaps \
+                 x{time_scale}, on {m} machines"
+            ),
+            offline: false,
+        });
     }
-    for Setup { label, spec, paper, note } in setups {
-        let mut runs = Vec::new();
-        let mut sums = Vec::new();
-        for (pname, app, alt) in CARBYNE_POLICIES {
-            let mut s = spec.clone();
-            s.name = format!("{}-{}", spec.name, pname.to_lowercase());
-            s.scheduler.app_policy = Some(app.into());
-            s.scheduler.altruism_probability = alt;
-            let run = run_spec(&s, true)?;
-            sums.push(save(&run, &s, &out.join(&s.name))?);
-            runs.push(run);
+    v
+}
+
+pub fn table4(ctx: &Ctx, r: &mut Findings) -> Result<()> {
+    let _ = writeln!(
+        r,
+        "== Carbyne Table 4 (simulation): CARBYNE vs DRF, Tetris and SJF, jobs in one queue ordered by the app policy"
+    );
+    let _ = writeln!(r, "   DRF = app policy carbyne with altruism-probability 0 (job-level DRF); Tetris fairness knob 0; SJF by critical path");
+    let _ = writeln!(r, "   AMs send DAG hints (estimates) at registration and progress at stage ends and at most every 5 s; 6 resources");
+    let _ = writeln!(
+        r,
+        "   Jain's index over jobs' dominant shares in 60 s windows; busy = the busiest resource's utilisation"
+    );
+    for name in ["TPC-H (Spark)", "Facebook"] {
+        if !setups(ctx.scale).iter().any(|s| s.label == name) {
+            let _ = writeln!(r, "   ({name} row skipped: its trace was not found under {})", shared_dir().display());
         }
-        let _ = writeln!(r, "\n-- {label}: {note}");
-        let _ = writeln!(
-            r,
-            "   {:<8} {:>10} {:>10} {:>10} {:>22} {:>12}",
-            "policy", "avg JCT s", "p50 s", "makespan", "Jain avg (min..max)", "paper Jain"
-        );
-        for (k, (pname, _, _)) in CARBYNE_POLICIES.iter().enumerate() {
-            let s = &sums[k];
-            let _ = writeln!(
-                r,
-                "   {:<8} {:>10.1} {:>10.1} {:>10.0} {:>22} {:>12}",
-                pname,
-                s.jct.avg_s,
-                s.jct.p50_s,
-                s.makespan_s,
-                format!("{:.2} ({:.2}..{:.2})", s.fairness.avg, s.fairness.min, s.fairness.max),
-                format!("{:.2}", PAPER_JAIN[k])
-            );
-        }
-        let _ = writeln!(r, "   per-job factor of improvement of CARBYNE (percentiles)   ours (paper Table 4)");
-        for (k, base_idx) in [0usize, 2].into_iter().enumerate() {
-            let f = per_job_improvement(&runs[base_idx], &runs[1]);
-            let a = improvement(&sums[base_idx].jct, &sums[1].jct);
-            let p = |i: usize| paper.map(|p| format!("({:.2})", p[k][i])).unwrap_or_default();
-            let _ = writeln!(
-                r,
-                "   vs {:<7}: p25 {:.2} {}  p50 {:.2} {}  p75 {:.2} {}  p95 {:.2} {}  avg JCT ratio {:.2}",
-                CARBYNE_POLICIES[base_idx].0,
-                f.p25,
-                p(0),
-                f.p50,
-                p(1),
-                f.p75,
-                p(2),
-                f.p95,
-                p(3),
-                a.avg
-            );
-        }
-        let (drf, car, tet) = (&sums[0], &sums[1], &sums[2]);
-        // The generated TPC-DS set-ups load the cluster; the trace replays run near idle until
-        // containers are reused across tasks and the FB trace runs at its paper load.
-        let enforced = if label.starts_with("TPC-DS") { Ok(()) } else { Err(CARBYNE_OPEN) };
-        r.lower(
-            format!("{label}: Carbyne beats DRF on average JCT (s)"),
-            ("Carbyne", car.jct.avg_s),
-            ("DRF", drf.jct.avg_s),
-            enforced,
-        );
-        r.lower(
-            format!("{label}: Carbyne beats Tetris on average JCT (s)"),
-            ("Carbyne", car.jct.avg_s),
-            ("Tetris", tet.jct.avg_s),
-            Err(CARBYNE_OPEN),
-        );
-        let close = |x: &Summary| x.fairness.avg >= drf.fairness.avg - JAIN_TOLERANCE;
-        r.reported_trend(
-            format!("{label}: Carbyne's Jain's index within {JAIN_TOLERANCE:.2} of DRF's (paper 0.05-0.06)"),
-            Verdict {
-                who: "Carbyne".into(),
-                holds: close(car),
-                detail: format!("{:.2} vs {:.2}", car.fairness.avg, drf.fairness.avg),
-            },
-            Some(Verdict { who: "SJF".into(), holds: close(&sums[3]), detail: format!("{:.2}", sums[3].fairness.avg) }),
-            CARBYNE_OPEN,
-        );
-        r.distinct_as((&format!("Carbyne ({label})"), &runs[1]), (&format!("DRF ({label})"), &runs[0]), enforced);
-        for (k, (pname, _, _)) in CARBYNE_POLICIES.iter().enumerate() {
-            r.loaded_as(&format!("{label} {pname}"), &sums[k], enforced);
-        }
-        report::plot_jct_cdf(
-            &[("DRF", &runs[0]), ("Carbyne", &runs[1]), ("Tetris", &runs[2]), ("SJF", &runs[3])],
-            None,
-            &out.join(format!("{}-jct-cdf.svg", spec.name)),
-        )?;
+    }
+    for setup in setups(ctx.scale) {
+        compare(ctx, r, setup)?;
     }
     Ok(())
+}
+
+/// Runs the four policies on one set-up and records its table, paper rows and checks.
+fn compare(ctx: &Ctx, r: &mut Findings, setup: Setup) -> Result<()> {
+    let Setup { label, spec, paper, note, offline } = setup;
+    let specs: Vec<Spec> = CARBYNE_POLICIES
+        .iter()
+        .map(|(pname, app, alt)| {
+            let mut s = spec.clone();
+            s.name = format!("{}-{}", spec.name, pname.to_lowercase());
+            s.scheduler.app_policy = Some((*app).into());
+            s.scheduler.altruism_probability = *alt;
+            s
+        })
+        .collect();
+    let results = run_parallel(&specs, ctx)?;
+    let (runs, sums): (Vec<RunOutput>, Vec<Summary>) = results.into_iter().unzip();
+    let _ = writeln!(r, "\n-- {label}: {note}");
+    let _ = writeln!(
+        r,
+        "   {:<8} {:>10} {:>10} {:>10} {:>6} {:>22} {:>10}",
+        "policy", "avg JCT s", "p50 s", "makespan", "busy", "Jain avg (min..max)", "paper Jain"
+    );
+    for (k, (pname, _, _)) in CARBYNE_POLICIES.iter().enumerate() {
+        let s = &sums[k];
+        let _ = writeln!(
+            r,
+            "   {:<8} {:>10.1} {:>10.1} {:>10.0} {:>5.0}% {:>22} {:>10.2}",
+            pname,
+            s.jct.avg_s,
+            s.jct.p50_s,
+            s.makespan_s,
+            100.0 * utilization(s),
+            format!("{:.2} ({:.2}..{:.2})", s.fairness.avg, s.fairness.min, s.fairness.max),
+            PAPER_JAIN[k]
+        );
+    }
+    let leftover = leftover_fraction(&sums[CARBYNE]);
+    let _ = writeln!(
+        r,
+        "   Carbyne started {:.0}% of its resources from the leftover (SRTF, then packing), {:.0}% as must-start tasks within jobs' DRF shares",
+        100.0 * leftover,
+        100.0 * (1.0 - leftover)
+    );
+    let _ = writeln!(
+        r,
+        "   factor of improvement of CARBYNE: avg JCT ratio; per-job factors (percentiles)   ours (paper Table 4)"
+    );
+    for (k, base) in [DRF, TETRIS, SJF].into_iter().enumerate() {
+        let avg = improvement(&sums[base].jct, &sums[CARBYNE].jct).avg;
+        let f = per_job_improvement(&runs[base], &runs[CARBYNE]);
+        let p = |i: usize| paper.filter(|_| k < 2).map(|p| format!(" ({:.2})", p[k][i])).unwrap_or_default();
+        let _ = writeln!(
+            r,
+            "   vs {:<7}: avg {:.2}   p25 {:.2}{}  p50 {:.2}{}  p75 {:.2}{}  p95 {:.2}{}",
+            CARBYNE_POLICIES[base].0,
+            avg,
+            f.p25,
+            p(0),
+            f.p50,
+            p(1),
+            f.p75,
+            p(2),
+            f.p95,
+            p(3)
+        );
+        if let Some(paper) = paper.filter(|_| k < 2) {
+            paper_rows(r, label, CARBYNE_POLICIES[base].0, &paper[k], avg, &f);
+        }
+    }
+    let (drf, car, tet) = (&sums[DRF], &sums[CARBYNE], &sums[TETRIS]);
+    r.lower(
+        format!("{label}: Carbyne beats DRF on average JCT (s)"),
+        ("Carbyne", car.jct.avg_s),
+        ("DRF", drf.jct.avg_s),
+        Ok(()),
+    );
+    r.lower(
+        format!("{label}: Carbyne beats Tetris on average JCT (s)"),
+        ("Carbyne", car.jct.avg_s),
+        ("Tetris", tet.jct.avg_s),
+        Err(NOT_REPRODUCED_TETRIS),
+    );
+    let close = |x: &Summary| x.fairness.avg >= drf.fairness.avg - JAIN_TOLERANCE;
+    r.reported_trend(
+        format!("{label}: Carbyne's Jain's index within {JAIN_TOLERANCE:.2} of DRF's (paper 0.05-0.06)"),
+        Verdict {
+            who: "Carbyne".into(),
+            holds: close(car),
+            detail: format!("{:.2} vs {:.2}", car.fairness.avg, drf.fairness.avg),
+        },
+        Some(Verdict { who: "SJF".into(), holds: close(&sums[SJF]), detail: format!("{:.2}", sums[SJF].fairness.avg) }),
+        if offline { OFFLINE_JAIN } else { NOT_REPRODUCED_JAIN },
+    );
+    r.distinct((&format!("Carbyne ({label})"), &runs[CARBYNE]), (&format!("DRF ({label})"), &runs[DRF]));
+    // The set-up must load the cluster under the fairness baseline, and Carbyne must keep it
+    // loaded; the others' utilisation is in the table (SRTF-like orders can leave it idler).
+    for k in [DRF, CARBYNE] {
+        r.loaded(&format!("{label} {}", CARBYNE_POLICIES[k].0), &sums[k]);
+    }
+    report::plot_jct_cdf(
+        &[("DRF", &runs[DRF]), ("Carbyne", &runs[CARBYNE]), ("Tetris", &runs[TETRIS]), ("SJF", &runs[SJF])],
+        None,
+        &ctx.out.join(format!("{}-jct-cdf.svg", spec.name)),
+    )?;
+    Ok(())
+}
+
+/// The paper's factors against one baseline beside ours: the avg (its p50 column, which its text
+/// calls the average) and the per-job p95.
+fn paper_rows(r: &mut Findings, label: &str, base: &str, paper: &[f64; 4], avg: f64, f: &Improvement) {
+    r.paper(format!("{label}: factor vs {base}, average JCT"), paper[1], avg);
+    r.paper(format!("{label}: factor vs {base}, per-job p95"), paper[3], f.p95);
+}
+
+/// The share of Carbyne's started resources that came from the leftover (0 when unreported).
+fn leftover_fraction(s: &Summary) -> f64 {
+    s.app_policy.as_ref().and_then(|v| v.get("leftover_fraction")).and_then(|v| v.as_f64()).unwrap_or(0.0)
 }

@@ -574,6 +574,7 @@ impl<'a> Engine<'a> {
             job_fairness,
             unfinished: jobs.len() - self.finished,
             lq_admission,
+            app_policy: self.sched.app_policy_view(),
         }
     }
 }

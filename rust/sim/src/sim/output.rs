@@ -79,4 +79,6 @@ pub struct RunOutput {
     /// Per latency-sensitive queue at the end of the run: its admission class and why, and the
     /// bursts started and met.
     pub lq_admission: Vec<LqAdmission>,
+    /// The app policy's report on its decisions at the end of the run, if it keeps one.
+    pub app_policy: Option<serde_json::Value>,
 }

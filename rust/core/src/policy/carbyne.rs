@@ -14,6 +14,12 @@
 //!   the critical path goes first and must-start tasks before the rest.
 //!
 //! Choices where the paper leaves room:
+//! - A job's share is its closed-form DRF allocation along its own demand mix (all its
+//!   unfinished tasks), the paper's vector `A_k`, and the packers fit its tasks into that vector.
+//!   Packing into the job's dominant share in every resource instead (what Hadoop 2.7's DRF
+//!   policy computes, resource by resource) leaves less to give away; measured on the
+//!   simulator's TPC-DS online set-up: 42% of resources from the leftover instead of 64%,
+//!   Jain's index 0.67 instead of 0.44, average JCT 1296 s instead of 1149 s (DRF: 0.92, 1592 s).
 //! - Plans are cached and recomputed only when a job's hints (DAG or progress) change or its
 //!   share moves by more than [`SHARE_TOLERANCE`]; at most [`REPLANS_PER_HEARTBEAT`] per
 //!   heartbeat, so a burst of changes is spread out. Between plans, the plan's latest-start

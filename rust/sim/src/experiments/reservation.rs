@@ -14,8 +14,20 @@ use crate::spec::*;
 use anyhow::Result;
 use std::fmt::Write as _;
 
-/// How much longer background tasks run than the TPC-H tasks they are drawn from.
-const BACKGROUND_TASK_SCALE: f64 = 10.0;
+/// How much longer background tasks run than the TPC-H tasks they are drawn from: the
+/// paper's EC2 background (Google trace tasks scaled down 10x) prolonged 2x, its Fig. 4
+/// setting where priority alone hurts most. The paper gives no task lengths relative to the
+/// foreground's phases; at 10x priority alone cost the foreground only 1.1-1.2x here.
+const BACKGROUND_TASK_SCALE: f64 = 20.0;
+
+/// The most reservation (P = 1) may slow the background down. The paper measures < 0.1% with
+/// a 1000-node background of 8000 jobs; ours is 40 machines, so a few times more of it sees
+/// the foreground's held space.
+const MAX_BACKGROUND_COST: f64 = 0.01;
+
+/// Why the background cost and the copies' effect are enforced at full scale only: three
+/// foreground jobs on 8 machines put them within noise of their bounds (1.1% cost, 53% cut).
+const SMALL_SCALE_NOISE: &str = "three foreground jobs on 8 machines are within noise of the bound";
 
 /// One run of the slot reservation experiment: the BoPF workload's periodic LQ as the
 /// foreground (tier 0 under strict priority) beside `tqs` saturating TQs as the background.
@@ -44,9 +56,10 @@ fn reservation_spec(
             Scale::Small => 100.0,
             Scale::Full => 150.0,
         };
-        // The foreground's widest stage asks for half the cluster, so the space it frees at a
-        // barrier is a real prize for the background.
-        lq[0].peak_share = 0.5;
+        // The paper's EC2 foreground jobs run 20 tasks on 100 executors: the widest stage asks
+        // for a fifth of the cluster. With half the cluster, held idle time alone cost the
+        // background 3-7%.
+        lq[0].peak_share = 0.2;
     }
     s.scheduler.slot_reservation = p.map(|p| SlotReservationSpec {
         queues: vec!["lq0".into()],
@@ -77,6 +90,7 @@ fn held_fraction(run: &RunOutput) -> f64 {
 
 pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     let (scale, out) = (ctx.scale, ctx.out);
+    let full_scale_only = if scale == Scale::Full { Ok(()) } else { Err(SMALL_SCALE_NOISE) };
     let tqs = 4;
     let probabilities: &[f64] = match scale {
         Scale::Small => &[0.0, 0.4, 1.0],
@@ -135,7 +149,13 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         let p1 = &rows.last().expect("P = 1 runs").1;
         let sd1 = fg_slowdown(&p1.0, &alone.0);
         // Asserted for the MLlib-like foreground (equal stage widths, the paper's isolation case).
+        // TPC-H foreground jobs run 5-11 s alone and lose most of their time at arrival, when
+        // every slot runs a background task 20x longer: reservation keeps slots across barriers,
+        // not at arrival, and ten such jobs leave the comparison within noise.
         let enforced = if tag == "mllib" { Ok(()) } else { Err(RESERVATION_OPEN) };
+        // Fig. 15: with reservation MLlib jobs stay under 1.1x, SQL (TPC-DS) jobs at 1.3-1.5x.
+        let paper_sd = if tag == "mllib" { 1.1 } else { 1.4 };
+        r.paper(format!("{tag}: foreground slowdown with reservation (P = 1)"), paper_sd, sd1);
         r.lower(
             format!("{tag}: reservation (P = 1) cuts the slowdown of priority alone"),
             ("reserve P=1", sd1),
@@ -153,12 +173,21 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
             enforced,
         };
         r.push(check);
-        r.loaded_as(&format!("{tag} priority only"), &plain.1, Err(RESERVATION_OPEN));
-        let _ = writeln!(
-            r,
-            "   background average JCT, reservation (P = 1) / priority only: {:.3}",
-            class_avg(&p1.1, "TQ") / plain_bg
-        );
+        r.loaded(&format!("{tag} priority only"), &plain.1);
+        let cost = class_avg(&p1.1, "TQ") / plain_bg - 1.0;
+        let at_most = |limit: f64| cost <= limit;
+        let detail = format!("{:+.2}% background average JCT, reserve P=1 vs priority only", 100.0 * cost);
+        r.push(fidelity::Check {
+            name: format!("{tag}: reservation costs the background at most {:.0}%", 100.0 * MAX_BACKGROUND_COST),
+            subject: Verdict {
+                who: format!("at most {:.0}%", 100.0 * MAX_BACKGROUND_COST),
+                holds: at_most(MAX_BACKGROUND_COST),
+                detail: detail.clone(),
+            },
+            // Held idle time must show as some cost: a zero bound cannot be met.
+            baseline: Some(Verdict { who: "at most 0%".into(), holds: at_most(0.0), detail }),
+            enforced: full_scale_only,
+        });
     }
     let _ = writeln!(r, "\n   paper: priority alone leaves foreground jobs up to 3.9x slower (EC2, Fig. 4); with reservation < 1.1 on EC2");
     let _ = writeln!(
@@ -208,7 +237,15 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     let _ = writeln!(r, "   Fig. 17); heavier tails (smaller α) gain more.");
     let at16 = reductions.iter().find(|(a, _, _)| *a == 1.6).map_or((f64::NAN, f64::NAN), |x| (x.1, x.2));
     r.lower("copies shorten foreground jobs at α = 1.6 (fg avg s)", ("copies", at16.1), ("no copies", at16.0), Ok(()));
-    r.paper("α = 1.6: foreground JCT reduction by copies (%)", 73.0, 100.0 * (1.0 - at16.1 / at16.0));
+    let reduction = 100.0 * (1.0 - at16.1 / at16.0);
+    r.paper("α = 1.6: foreground JCT reduction by copies (%)", 73.0, reduction);
+    let near_paper = |x: f64| fidelity::PaperRow { metric: String::new(), paper: 73.0, ours: x }.within();
+    r.push(fidelity::Check {
+        name: "α = 1.6: copies cut foreground JCT by the paper's 73% (±25%)".into(),
+        subject: Verdict { who: "copies".into(), holds: near_paper(reduction), detail: format!("{reduction:.0}%") },
+        baseline: Some(Verdict { who: "no copies vs itself".into(), holds: near_paper(0.0), detail: "0%".into() }),
+        enforced: full_scale_only,
+    });
     if reductions.len() > 1 {
         let gain = |x: &(f64, f64, f64)| 1.0 - x.2 / x.1;
         let (heavy, light) = (reductions.first().map_or(0.0, gain), reductions.last().map_or(0.0, gain));

@@ -424,14 +424,19 @@ impl Reservations {
     }
 
     /// Holds a freed slot when its stage says so; a slot without room is forgotten by the
-    /// stage, which must not count it as idle.
+    /// stage, which must not count it as idle. A slot freed once the downstream stage has
+    /// started its tasks (the loser of a straggler race, killed after the barrier) is surplus
+    /// at once and goes back.
     fn apply_slot(&mut self, state: &ClusterState, idx: AppIdx, stage: StageIdx, action: SlotAction, tier: u8) {
         let SlotAction::Hold { slot: s, until } = action else { return };
         let hold = Hold { app: idx, stage: Some(stage), resources: s.resources, until_ms: to_ms(until), tier };
-        if !self.add_hold(state, s.node, hold) {
-            if let Some(Some(st)) = self.apps[idx].as_mut().and_then(|a| a.stages.get_mut(stage)) {
-                st.reservation.drop_slot(&s);
+        if self.add_hold(state, s.node, hold) {
+            let next = self.apps[idx].as_ref().and_then(|a| a.stages.get(stage)?.as_ref()?.next);
+            if let Some(next) = next {
+                self.release_surplus(state, idx, next);
             }
+        } else if let Some(Some(st)) = self.apps[idx].as_mut().and_then(|a| a.stages.get_mut(stage)) {
+            st.reservation.drop_slot(&s);
         }
     }
 

@@ -25,8 +25,8 @@ const BACKGROUND_TASK_SCALE: f64 = 20.0;
 /// the foreground's held space.
 const MAX_BACKGROUND_COST: f64 = 0.01;
 
-/// Why the background cost and the copies' effect are enforced at full scale only: three
-/// foreground jobs on 8 machines put them within noise of their bounds (1.1% cost, 53% cut).
+/// Why the copies' effect is enforced at full scale only: three foreground jobs on 8 machines
+/// put it within noise of its bound (a 54% cut).
 const SMALL_SCALE_NOISE: &str = "three foreground jobs on 8 machines are within noise of the bound";
 
 /// One run of the slot reservation experiment: the BoPF workload's periodic LQ as the
@@ -69,16 +69,20 @@ fn reservation_spec(
     s
 }
 
-/// Foreground (LQ) jobs' average slowdown: JCT over the same job's JCT alone.
-fn fg_slowdown(run: &RunOutput, alone: &RunOutput) -> f64 {
+/// Foreground (LQ) jobs' slowdowns: JCT over the same job's JCT alone.
+fn fg_slowdowns(run: &RunOutput, alone: &RunOutput) -> Vec<f64> {
     let alone: std::collections::HashMap<&str, i64> =
         alone.jobs.iter().map(|j| (j.name.as_str(), j.jct_ms())).collect();
-    let f: Vec<f64> = run
-        .jobs
+    run.jobs
         .iter()
         .filter(|j| j.class == "LQ")
         .filter_map(|j| Some(j.jct_ms().max(1) as f64 / (*alone.get(j.name.as_str())?).max(1) as f64))
-        .collect();
+        .collect()
+}
+
+/// Foreground (LQ) jobs' average slowdown.
+fn fg_slowdown(run: &RunOutput, alone: &RunOutput) -> f64 {
+    let f = fg_slowdowns(run, alone);
     f.iter().sum::<f64>() / f.len() as f64
 }
 
@@ -90,7 +94,6 @@ fn held_fraction(run: &RunOutput) -> f64 {
 
 pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     let (scale, out) = (ctx.scale, ctx.out);
-    let full_scale_only = if scale == Scale::Full { Ok(()) } else { Err(SMALL_SCALE_NOISE) };
     let tqs = 4;
     let probabilities: &[f64] = match scale {
         Scale::Small => &[0.0, 0.4, 1.0],
@@ -125,6 +128,9 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         );
         let (plain_sd, plain_bg) = (fg_slowdown(&plain.0, &alone.0), class_avg(&plain.1, "TQ"));
         let _ = writeln!(r, "   {:<16} {:>12.2} {:>10.0} {:>12} {:>14}", "priority only", plain_sd, plain_bg, "-", "-");
+        let worst = fg_slowdowns(&plain.0, &alone.0).into_iter().fold(0.0, f64::max);
+        // Fig. 4: the worst of three foreground jobs 3.9x slower on EC2 (2 slots per machine).
+        r.paper(format!("{tag}: worst foreground slowdown, priority only"), 3.9, worst);
         let mut rows = Vec::new();
         for &p in probabilities {
             rows.push((
@@ -186,7 +192,7 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
             },
             // Held idle time must show as some cost: a zero bound cannot be met.
             baseline: Some(Verdict { who: "at most 0%".into(), holds: at_most(0.0), detail }),
-            enforced: full_scale_only,
+            enforced: Ok(()),
         });
     }
     let _ = writeln!(r, "\n   paper: priority alone leaves foreground jobs up to 3.9x slower (EC2, Fig. 4); with reservation < 1.1 on EC2");
@@ -244,7 +250,7 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         name: "α = 1.6: copies cut foreground JCT by the paper's 73% (±25%)".into(),
         subject: Verdict { who: "copies".into(), holds: near_paper(reduction), detail: format!("{reduction:.0}%") },
         baseline: Some(Verdict { who: "no copies vs itself".into(), holds: near_paper(0.0), detail: "0%".into() }),
-        enforced: full_scale_only,
+        enforced: if scale == Scale::Full { Ok(()) } else { Err(SMALL_SCALE_NOISE) },
     });
     if reductions.len() > 1 {
         let gain = |x: &(f64, f64, f64)| 1.0 - x.2 / x.1;

@@ -4,7 +4,7 @@
 //! probability P varies, and straggler copies on held space.
 
 use super::bopf::BopfSetup;
-use super::common::{class_avg, lq_avg, save, tpch_source, Ctx, Scale, RESERVATION_OPEN};
+use super::common::{class_avg, lq_avg, save, tpch_source, Ctx, Scale};
 use crate::fidelity::{self, Findings, Verdict};
 use crate::gen::Family;
 use crate::metrics::Summary;
@@ -14,11 +14,13 @@ use crate::spec::*;
 use anyhow::Result;
 use std::fmt::Write as _;
 
-/// How much longer background tasks run than the TPC-H tasks they are drawn from: the
-/// paper's EC2 background (Google trace tasks scaled down 10x) prolonged 2x, its Fig. 4
-/// setting where priority alone hurts most. The paper gives no task lengths relative to the
-/// foreground's phases; at 10x priority alone cost the foreground only 1.1-1.2x here.
-const BACKGROUND_TASK_SCALE: f64 = 20.0;
+/// How much longer background tasks run than the TPC-H tasks they are drawn from. The paper's
+/// background is Google trace jobs (tasks scaled down 10x on EC2, then prolonged 2x) and gives
+/// no task lengths relative to the foreground's phases. The measured TPC-H tasks are short
+/// (median 0.2 s, mean 0.66 s): at 10x-20x the background hands slots back within a phase
+/// and priority alone costs the worst foreground job only 2.2x; at 40x (mean 26 s) it costs
+/// 3.0-3.6x, the paper's "up to 3.9x" (Fig. 4); at 60x 5.4-7.6x.
+const BACKGROUND_TASK_SCALE: f64 = 40.0;
 
 /// The most reservation (P = 1) may slow the background down. The paper measures < 0.1% with
 /// a 1000-node background of 8000 jobs; ours is 40 machines, so a few times more of it sees
@@ -110,7 +112,7 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         r,
         "== Speculative slot reservation: foreground DAG jobs at high priority beside a saturating background"
     );
-    let _ = writeln!(r, "   foreground: a periodic LQ (widest stage = half the cluster) at tier 0 under strict priority; background: {tqs} TQs of");
+    let _ = writeln!(r, "   foreground: a periodic LQ (widest stage = a fifth of the cluster) at tier 0 under strict priority; background: {tqs} TQs of");
     let _ = writeln!(r, "   {tpch_note} jobs with tasks {BACKGROUND_TASK_SCALE}x longer, at tier 1. Slowdown = JCT / the same job's JCT alone.");
     let _ = writeln!(
         r,
@@ -154,11 +156,10 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         }
         let p1 = &rows.last().expect("P = 1 runs").1;
         let sd1 = fg_slowdown(&p1.0, &alone.0);
-        // Asserted for the MLlib-like foreground (equal stage widths, the paper's isolation case).
-        // TPC-H foreground jobs run 5-11 s alone and lose most of their time at arrival, when
-        // every slot runs a background task 20x longer: reservation keeps slots across barriers,
-        // not at arrival, and ten such jobs leave the comparison within noise.
-        let enforced = if tag == "mllib" { Ok(()) } else { Err(RESERVATION_OPEN) };
+        // TPC-H foreground jobs run 5-11 s alone and lose part of their time at arrival, when
+        // every slot runs a long background task: reservation keeps slots across barriers, not
+        // at arrival, so they stay slower than the MLlib-like jobs, as the paper's SQL jobs do.
+        let enforced = Ok(());
         // Fig. 15: with reservation MLlib jobs stay under 1.1x, SQL (TPC-DS) jobs at 1.3-1.5x.
         let paper_sd = if tag == "mllib" { 1.1 } else { 1.4 };
         r.paper(format!("{tag}: foreground slowdown with reservation (P = 1)"), paper_sd, sd1);
@@ -181,17 +182,24 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         r.push(check);
         r.loaded(&format!("{tag} priority only"), &plain.1);
         let cost = class_avg(&p1.1, "TQ") / plain_bg - 1.0;
-        let at_most = |limit: f64| cost <= limit;
-        let detail = format!("{:+.2}% background average JCT, reserve P=1 vs priority only", 100.0 * cost);
+        // The baseline holds nothing: the check needs held space as well as a small cost.
+        let held_cheaply = |run: &RunOutput, cost: f64| held_fraction(run) > 0.0 && cost <= MAX_BACKGROUND_COST;
         r.push(fidelity::Check {
             name: format!("{tag}: reservation costs the background at most {:.0}%", 100.0 * MAX_BACKGROUND_COST),
             subject: Verdict {
-                who: format!("at most {:.0}%", 100.0 * MAX_BACKGROUND_COST),
-                holds: at_most(MAX_BACKGROUND_COST),
-                detail: detail.clone(),
+                who: "reserve P=1".into(),
+                holds: held_cheaply(&p1.0, cost),
+                detail: format!(
+                    "{:.2}% held idle, {:+.2}% background average JCT vs priority only",
+                    100.0 * held_fraction(&p1.0),
+                    100.0 * cost
+                ),
             },
-            // Held idle time must show as some cost: a zero bound cannot be met.
-            baseline: Some(Verdict { who: "at most 0%".into(), holds: at_most(0.0), detail }),
+            baseline: Some(Verdict {
+                who: "priority only".into(),
+                holds: held_cheaply(&plain.0, 0.0),
+                detail: "0% held idle".into(),
+            }),
             enforced: Ok(()),
         });
     }
@@ -255,15 +263,11 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     if reductions.len() > 1 {
         let gain = |x: &(f64, f64, f64)| 1.0 - x.2 / x.1;
         let (heavy, light) = (reductions.first().map_or(0.0, gain), reductions.last().map_or(0.0, gain));
-        r.reported_trend(
+        let detail = format!("{:.0}% vs {:.0}%", 100.0 * heavy, 100.0 * light);
+        r.trend(
             "a heavier tail gains more from copies",
-            Verdict {
-                who: "smallest α".into(),
-                holds: heavy >= light,
-                detail: format!("{:.0}% vs {:.0}%", 100.0 * heavy, 100.0 * light),
-            },
-            None,
-            RESERVATION_OPEN,
+            Verdict { who: "smallest α".into(), holds: heavy > light, detail: detail.clone() },
+            Verdict { who: "largest α".into(), holds: light > heavy, detail },
         );
     }
     Ok(())

@@ -338,10 +338,52 @@ impl Reservations {
                 debug!(app = key, stage, copy = id, entry, "straggler copy started");
                 entry
             }
-            None => st.reservation.task_started(id, slot, now),
+            None => {
+                let entry = st.reservation.task_started(id, slot, now);
+                self.release_surplus(state, idx, stage);
+                entry
+            }
         };
         // Stage indices fit in u32: hints are far smaller.
         Some(StageTask { stage: stage as u32, entry })
+    }
+
+    /// A task of `stage` started: the idle slots its parents hold for it that outnumber its
+    /// tasks still to start are released. They are surplus once its tasks started on other
+    /// space (another node's heartbeat came first) or it is narrower than the holds; kept,
+    /// they would sit idle a whole phase or more (until the app ends at P = 1), whereas the
+    /// paper holds a slot only until the next phase's task can use it. Only parents whose one
+    /// child is `stage` count: a parent's holds may serve any of its children.
+    fn release_surplus(&mut self, state: &ClusterState, idx: AppIdx, stage: StageIdx) {
+        let Some(hints) = state.app(idx).hints.as_deref() else { return };
+        let dag = &hints.dag;
+        let Some(Some(app)) = self.apps.get(idx) else { return };
+        let stage_of = |s: StageIdx| app.stages.get(s).and_then(Option::as_ref).map(|st| &st.reservation);
+        let Some(unstarted) = stage_of(stage).map(StageReservation::unstarted_tasks) else { return };
+        let parents = &dag.stage(stage).parents;
+        let held_for = |p: &StageIdx| dag.children(*p) == [stage];
+        let held: usize =
+            parents.iter().filter(|p| held_for(p)).filter_map(|&p| stage_of(p)).map(|r| r.idle_slots().len()).sum();
+        let mut surplus = held.saturating_sub(unstarted);
+        for &p in parents.iter().filter(|p| held_for(p)) {
+            while surplus > 0 {
+                let Some(app) = self.apps[idx].as_ref() else { return };
+                let Some(slot) = app
+                    .stages
+                    .get(p)
+                    .and_then(Option::as_ref)
+                    .and_then(|st| st.reservation.idle_slots().last().copied())
+                else {
+                    break;
+                };
+                let hold = |h: &Hold| h.app == idx && h.stage == Some(p) && h.resources == slot.resources;
+                // Every idle slot of a stage is one of its holds (forgetting a hold drops its slot).
+                let Some(i) = self.holds(slot.node).iter().position(hold) else { break };
+                let h = self.remove_hold_at(slot.node, i);
+                debug!(app = h.app, node = slot.node, stage = p, "surplus slot reservation released");
+                surplus -= 1;
+            }
+        }
     }
 
     /// A container ended: `finished` when its task completed (heartbeat report or release by
@@ -382,14 +424,19 @@ impl Reservations {
     }
 
     /// Holds a freed slot when its stage says so; a slot without room is forgotten by the
-    /// stage, which must not count it as idle.
+    /// stage, which must not count it as idle. A slot freed once the downstream stage has
+    /// started its tasks (the loser of a straggler race, killed after the barrier) is surplus
+    /// at once and goes back.
     fn apply_slot(&mut self, state: &ClusterState, idx: AppIdx, stage: StageIdx, action: SlotAction, tier: u8) {
         let SlotAction::Hold { slot: s, until } = action else { return };
         let hold = Hold { app: idx, stage: Some(stage), resources: s.resources, until_ms: to_ms(until), tier };
-        if !self.add_hold(state, s.node, hold) {
-            if let Some(Some(st)) = self.apps[idx].as_mut().and_then(|a| a.stages.get_mut(stage)) {
-                st.reservation.drop_slot(&s);
+        if self.add_hold(state, s.node, hold) {
+            let next = self.apps[idx].as_ref().and_then(|a| a.stages.get(stage)?.as_ref()?.next);
+            if let Some(next) = next {
+                self.release_surplus(state, idx, next);
             }
+        } else if let Some(Some(st)) = self.apps[idx].as_mut().and_then(|a| a.stages.get_mut(stage)) {
+            st.reservation.drop_slot(&s);
         }
     }
 

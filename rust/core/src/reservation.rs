@@ -374,6 +374,11 @@ impl StageReservation {
         self.running
     }
 
+    /// Tasks of the stage not started yet (a lost task counts again until it restarts).
+    pub fn unstarted_tasks(&self) -> usize {
+        (self.tasks as usize).saturating_sub(self.finished + self.running)
+    }
+
     fn running_iter(&self) -> impl Iterator<Item = (TaskEntry, &Running)> {
         self.entries.iter().enumerate().filter_map(|(i, e)| match e {
             Entry::Running(r) => Some((i as TaskEntry, r)),

@@ -89,6 +89,47 @@ fn m_equals_n_holds_every_slot_until_the_next_stage_takes_it() {
 }
 
 #[test]
+fn holds_the_next_stage_started_without_are_released() {
+    let mut s = cluster("drf", Some(r#"isolation-probability="1""#), "");
+    s.add_app(FG, "fg", "alice").unwrap();
+    s.set_hints(FG, &dag(4, 4)).unwrap();
+    s.update_asks(FG, &[ask(5, 4)], &[], &[]).unwrap();
+    let fg: Vec<u64> = hb(&mut s, 0, 1_000, &[]).iter().map(|d| d.allocation_id).collect();
+    assert!(hb(&mut s, 0, 2_000, &fg).is_empty());
+    assert_eq!(s.holds(0).len(), 4);
+    // Node 1's heartbeat comes first: the downstream stage starts there, on free space. Each of
+    // its starts leaves one hold on node 0 with no task to take it; at P = 1 it would stay idle
+    // until the app ends.
+    s.update_asks(FG, &[ask(8, 4)], &[], &[]).unwrap();
+    let mut out = Vec::new();
+    s.node_heartbeat(1, 2_500, &[], &mut out, 1).unwrap();
+    assert_eq!(apps(&out), vec![FG]);
+    assert_eq!(s.holds(0).len(), 3, "a hold outlived the task it was kept for");
+    assert_eq!(apps(&hb(&mut s, 1, 2_600, &[])), vec![FG; 3]);
+    assert_eq!(s.hold_count(), 0);
+    assert_eq!(s.free_on(0), Resources::new(4 * GB, 4));
+}
+
+#[test]
+fn a_slot_freed_after_the_next_stage_started_everywhere_is_not_held() {
+    let mut s = cluster("drf", Some(r#"isolation-probability="1""#), "");
+    s.add_app(FG, "fg", "alice").unwrap();
+    s.set_hints(FG, &dag(4, 4)).unwrap();
+    s.update_asks(FG, &[ask(5, 4)], &[], &[]).unwrap();
+    let fg: Vec<u64> = hb(&mut s, 0, 1_000, &[]).iter().map(|d| d.allocation_id).collect();
+    assert!(hb(&mut s, 0, 2_000, &fg[..3]).is_empty());
+    // The downstream stage starts all its tasks on node 1 while the last upstream container
+    // still runs, as the loser of a straggler race does until its AM kills it.
+    s.update_asks(FG, &[ask(8, 4)], &[], &[]).unwrap();
+    assert_eq!(apps(&hb(&mut s, 1, 2_500, &[])), vec![FG; 4]);
+    assert_eq!(s.hold_count(), 0);
+    // Its slot has no task left to take it: held, it would stay idle until the app ends.
+    assert!(hb(&mut s, 0, 3_000, &fg[3..]).is_empty());
+    assert_eq!(s.hold_count(), 0, "a slot was held for a stage that had started every task");
+    assert_eq!(s.free_on(0), Resources::new(4 * GB, 4));
+}
+
+#[test]
 fn without_reservation_the_background_takes_the_slots_at_the_barrier() {
     let mut s = cluster("drf", None, "");
     let fg = start(&mut s, 4, 4);

@@ -230,10 +230,11 @@ fn uwfq_users_small_shows_the_papers_trends() {
 #[test]
 fn slot_reservation_small_shows_the_papers_trends() {
     let f = run_small("slot-reservation");
-    // Enforced for the MLlib-like foreground (equal stage widths, the paper's isolation case);
-    // the TPC-H rows are reported (three jobs at this size: their slowdowns are noise).
     passes(&f, "mllib: reservation (P = 1) cuts the slowdown of priority alone");
     passes(&f, "mllib: held idle time is least at P = 0 and most at P = 1");
+    passes(&f, "tpch: reservation (P = 1) cuts the slowdown of priority alone");
+    passes(&f, "mllib: reservation costs the background at most 1%");
+    passes(&f, "tpch: reservation costs the background at most 1%");
     passes(&f, "copies shorten foreground jobs at α = 1.6");
 }
 

@@ -30,10 +30,6 @@ pub struct Ctx<'a> {
 /// An experiment's body: runs its specs under `Ctx` and records what it found.
 pub type Body = fn(&Ctx, &mut Findings) -> Result<()>;
 
-/// Open fidelity work that checks of the slot reservation experiment wait for: reported, not
-/// enforced, until then.
-pub const RESERVATION_OPEN: &str = "slot reservation fidelity is open work";
-
 /// Carbyne's machines: 20 cores, 128 GB, an SSD and a 10 Gbps NIC (bandwidths in Mbps).
 pub fn carbyne_machine() -> ResourceSpec {
     ResourceSpec::of(&[

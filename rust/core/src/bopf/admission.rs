@@ -34,7 +34,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::profile::{CommittedProfile, SlotRange};
+use super::profile::{CommittedProfile, SlotRange, MAX_POINTS};
 use super::spec::{ceil_div, spec_error};
 use super::spec::{AdmissionError, BurstSpec, LqSpec, QueueSpec, TqSpec};
 use crate::resource::{ResourceKind, Resources, DIMS};
@@ -44,9 +44,6 @@ pub const DEFAULT_RESOLUTION_MS: u64 = 1000;
 /// Committed rates are fixed-point millionths of a resource unit, so releasing a commitment
 /// restores the profile exactly (floating-point sums would drift).
 const RATE_SCALE: i64 = 1_000_000;
-/// Longest profile horizon in slots (about a year at one-second slots); the profile is dense from
-/// the epoch, so this bounds its memory (8 bytes per slot and resource).
-pub const MAX_HORIZON_SLOTS: u64 = 1 << 25;
 
 /// The outcome of admission control, best class first.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -547,12 +544,14 @@ impl AdmissionController {
                 let b = &lq.burst;
                 let end = lq.start_ms + u64::from(lq.cycles - 1) * b.period_ms + b.deadline_ms;
                 let end_slot = end.div_ceil(self.config.resolution_ms);
-                if end_slot > MAX_HORIZON_SLOTS {
+                let max_span = self.profile.max_span();
+                if end_slot > max_span {
                     return Err(spec_error(
                         &lq.name,
                         "cycles",
                         format!(
-                            "put the last burst at {end} ms, beyond the profile horizon of {MAX_HORIZON_SLOTS} slots of {} ms",
+                            "put the last burst at {end} ms, beyond the profile limit of {MAX_POINTS} points \
+                             ({max_span} slots of {} ms for the cluster's resources)",
                             self.config.resolution_ms
                         ),
                     ));

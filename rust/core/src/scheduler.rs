@@ -336,6 +336,7 @@ impl Scheduler {
         self.registered.remove(pos);
         let qi = self.state.queue_index[&full];
         self.state.queues[qi].retired = true;
+        self.policy.remove_queue(&self.state, qi);
         info!(queue = %full, by = caller.user, "queue unregistered");
         Ok(())
     }

@@ -1,0 +1,38 @@
+//! Run-time queues over their whole life: deleting one leaves nothing behind, neither in
+//! admission control nor in the scheduler's tables, however often queues come and go.
+
+mod common;
+
+use common::{lq, GB};
+use tidal_core::config::Settings;
+use tidal_core::scheduler::Caller;
+use tidal_core::{Resources, Scheduler};
+
+const ALICE: Caller = Caller { user: "alice", admin: false };
+
+/// A scheduler under `policy` with one TQ, 4 nodes of 8 GB and 8 vcores, and admission run.
+fn cluster(policy: &str) -> Scheduler {
+    let xml = format!("<tidal><policy>{policy}</policy><queue name=\"tq\"/></tidal>");
+    let mut s = Scheduler::from_xml(&xml, Settings::default()).unwrap();
+    for n in 0..4 {
+        s.add_node(n, n + 1, 100, Resources::new(8 * GB, 8)).unwrap();
+    }
+    s.node_heartbeat(0, 1_000, &[], &mut Vec::new(), 1).unwrap();
+    s
+}
+
+#[test]
+fn a_deleted_queue_leaves_no_admission_state() {
+    for policy in ["bopf", "n-bopf"] {
+        let mut s = cluster(policy);
+        // 240 vcore-s in 10 s: 24 of the 32 vcores, so two such commitments cannot both be hard.
+        let (_, first) = s.register_queue_xml(&lq("big", 100, 10, 240), ALICE).unwrap();
+        assert_eq!(first.class, "hard", "{policy}: {}", first.reason);
+        s.unregister_queue("big", ALICE).unwrap();
+        let (_, again) = s.register_queue_xml(&lq("big", 100, 10, 240), ALICE).unwrap();
+        assert_eq!(again.class, "hard", "{policy}: registered again: {}", again.reason);
+        s.unregister_queue("big", ALICE).unwrap();
+        let (_, other) = s.register_queue_xml(&lq("other", 100, 10, 240), ALICE).unwrap();
+        assert_eq!(other.class, "hard", "{policy}: the deleted queue's commitment was kept: {}", other.reason);
+    }
+}

@@ -506,11 +506,7 @@ impl Scheduler {
         if self.state.node(id).is_some() {
             return Err(CoreError::DuplicateNode(id));
         }
-        let idx = id as usize;
-        if self.state.nodes.len() <= idx {
-            self.state.nodes.resize(idx + 1, None);
-        }
-        self.state.nodes[idx] = Some(Node { id, host, rack, capacity, allocated: Resources::ZERO, containers: 0 });
+        self.state.insert_node(Node { id, host, rack, capacity, allocated: Resources::ZERO, containers: 0 });
         self.state.node_count += 1;
         self.state.capacity += capacity;
         debug!(node = id, %capacity, "node added");
@@ -519,7 +515,7 @@ impl Scheduler {
 
     /// Removes a node; allocations still on it are freed. Returns how many there were.
     pub fn remove_node(&mut self, id: NodeId) -> Result<usize> {
-        let node = self.state.nodes.get_mut(id as usize).and_then(Option::take).ok_or(CoreError::UnknownNode(id))?;
+        let node = self.state.take_node(id).ok_or(CoreError::UnknownNode(id))?;
         self.state.node_count -= 1;
         self.state.capacity -= node.capacity;
         self.reservations.node_removed(id);

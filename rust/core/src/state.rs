@@ -144,7 +144,11 @@ pub struct Allocation {
 /// Everything the scheduler tracks. Policies get read access.
 #[derive(Debug, Default)]
 pub struct ClusterState {
+    /// Node slots, found by id through `node_slots`: ids may be sparse and large without the
+    /// table growing past the number of nodes registered at once.
     pub nodes: Vec<Option<Node>>,
+    node_slots: FxHashMap<NodeId, usize>,
+    free_node_slots: Vec<usize>,
     pub node_count: usize,
     /// Sum of node capacities.
     pub capacity: Resources,
@@ -164,11 +168,33 @@ pub struct ClusterState {
 
 impl ClusterState {
     pub fn node(&self, id: NodeId) -> Option<&Node> {
-        self.nodes.get(id as usize).and_then(|n| n.as_ref())
+        self.node_slots.get(&id).and_then(|&s| self.nodes[s].as_ref())
     }
 
     pub fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
-        self.nodes.get_mut(id as usize).and_then(|n| n.as_mut())
+        self.node_slots.get(&id).and_then(|&s| self.nodes[s].as_mut())
+    }
+
+    /// Adds a node whose id is not registered, in a free slot when there is one.
+    pub(crate) fn insert_node(&mut self, node: Node) {
+        let id = node.id;
+        let slot = match self.free_node_slots.pop() {
+            Some(s) => {
+                self.nodes[s] = Some(node);
+                s
+            }
+            None => {
+                self.nodes.push(Some(node));
+                self.nodes.len() - 1
+            }
+        };
+        self.node_slots.insert(id, slot);
+    }
+
+    pub(crate) fn take_node(&mut self, id: NodeId) -> Option<Node> {
+        let slot = self.node_slots.remove(&id)?;
+        self.free_node_slots.push(slot);
+        self.nodes[slot].take()
     }
 
     pub fn app(&self, idx: AppIdx) -> &App {

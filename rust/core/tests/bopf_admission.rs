@@ -110,7 +110,7 @@ fn inputs_beyond_the_work_limits_are_refused() {
     assert!(e.contains("line 2") && e.contains("burst.period_ms") && e.contains(&MAX_PERIOD_MS.to_string()), "{e}");
     let e = file("0.001", "0.001", "4294967295");
     assert!(e.contains("line 2") && e.contains("cycles") && e.contains(&MAX_CYCLES.to_string()), "{e}");
-    let e = file("86400", "1", "5");
+    let e = file("86400", "1", "8");
     assert!(e.contains("cycles") && e.contains(&MAX_HORIZON_MS.to_string()), "{e}");
 
     let mut c = controller();

@@ -13,9 +13,10 @@ pub const DEFAULT_CYCLES: u32 = 500;
 pub const MAX_PERIOD_MS: u64 = 86_400_000;
 /// Most burst cycles one queue may plan: admission walks every window.
 pub const MAX_CYCLES: u32 = 10_000;
-/// Latest instant (from the epoch) a queue's last burst may end, four days: the committed-rate
-/// profile is dense from the epoch, so this bounds its size.
-pub const MAX_HORIZON_MS: u64 = 4 * 86_400_000;
+/// Latest instant (from the epoch) a queue's last burst may end, six days (500 cycles of 1000 s,
+/// the longest set-up the experiments use, fit): the committed-rate profile is dense from the
+/// epoch, so this bounds its size.
+pub const MAX_HORIZON_MS: u64 = 6 * 86_400_000;
 
 /// One burst of a latency-sensitive queue.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use tidal_core::bopf::admission::{AdmissionClass, AdmissionConfig, AdmissionController};
-use tidal_core::bopf::spec::{BurstSpec, LqSpec, QueueSpec, TqSpec};
+use tidal_core::bopf::spec::{BurstSpec, LqSpec, QueueSpec, TqSpec, MAX_CYCLES, MAX_HORIZON_MS};
 use tidal_core::Resources;
 
 const QUEUES: usize = 20_000;
@@ -142,6 +142,29 @@ fn bench_admission(cr: &mut Criterion) {
                 total += t.elapsed();
                 black_box(d.expect("valid probe"));
                 c.remove(&name).expect("probe was admitted");
+            }
+            total
+        })
+    });
+    // The most work the spec limits let one request ask for: every cycle allowed, one window per
+    // period, windows covering the whole horizon.
+    let period_ms = MAX_HORIZON_MS / u64::from(MAX_CYCLES);
+    let largest = LqSpec {
+        name: "largest".into(),
+        weight: 1.0,
+        burst: BurstSpec { period_ms, deadline_ms: period_ms - 1000, demand: Resources::new(1024, 1) },
+        start_ms: 0,
+        cycles: MAX_CYCLES,
+    };
+    group.bench_function("admit_largest_accepted_lq_into_20k_queues", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let t = Instant::now();
+                let d = c.admit_lq(black_box(largest.clone()));
+                total += t.elapsed();
+                black_box(d.expect("within the limits"));
+                c.remove("largest").expect("admitted");
             }
             total
         })

@@ -60,7 +60,7 @@ use crate::bopf::alpha::{AlphaSpec, BurstDistribution, Correlation, ResourceDist
 use crate::bopf::spec::{BurstSpec, LqSpec, QueueSpec, TqSpec, DEFAULT_CYCLES};
 use crate::error::{CoreError, Result};
 use crate::reservation::ReservationSettings;
-use crate::resource::{ResourceKind, Resources};
+use crate::resource::{ResourceKind, Resources, MAX_RESOURCE_AMOUNT};
 use serde::Serialize;
 
 /// The root of the queue hierarchy; every configured queue is a leaf directly under it.
@@ -272,6 +272,13 @@ impl Settings {
         if min.any_negative() || max.any_negative() {
             return Err(CoreError::Config(format!(
                 "allocation limits must not be negative (minimum {min}, maximum {max})"
+            )));
+        }
+        // Normalising rounds asks up to multiples of the minimum: bounded limits keep that and
+        // every usage sum from overflowing.
+        if min.0.iter().chain(max.0.iter()).any(|&v| v > MAX_RESOURCE_AMOUNT) {
+            return Err(CoreError::Config(format!(
+                "allocation limits must not exceed {MAX_RESOURCE_AMOUNT} in any resource (minimum {min}, maximum {max})"
             )));
         }
         if min.memory_mb() == 0 || min.vcores() == 0 {

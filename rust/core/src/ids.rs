@@ -19,8 +19,8 @@ pub type LocationId = u32;
 /// The id of YARN's `*` resource name.
 pub const ANY: LocationId = 0;
 
-/// Node ids above this are refused: ids index a vector, and a stray huge id must not allocate
-/// gigabytes.
+/// Node ids above this are refused: slot-reservation holds are kept in a vector by node id, and a
+/// stray huge id must not allocate gigabytes there.
 pub const MAX_NODE_ID: NodeId = 1 << 22;
 
 /// Allocation ids must stay below this: they become the 40-bit container number of a YARN

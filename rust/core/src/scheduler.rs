@@ -27,7 +27,7 @@ use crate::resource::MAX_RESOURCE_AMOUNT;
 use crate::snapshot::{
     PolicySnapshot, QueueSnapshot, RestoreSummary, RestoredQueue, RuntimeQueue, Snapshot, SNAPSHOT_VERSION,
 };
-use crate::state::{Allocation, App, ClusterState, Node, Queue};
+use crate::state::{Allocation, App, ClusterState, Node};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use tracing::{debug, info, warn};
@@ -126,8 +126,7 @@ impl Scheduler {
         let mut state = ClusterState::default();
         state.next_allocation_id = 1;
         for q in &queue_file.queues {
-            state.queue_index.insert(q.name.clone(), state.queues.len());
-            state.queues.push(Queue::new(q, 0));
+            state.insert_queue(q, 0);
         }
         let policy = policy::build(&queue_file);
         let app_policy = policy::build_app_policy(&queue_file);
@@ -183,12 +182,15 @@ impl Scheduler {
                 q.retired = false;
                 i
             }
-            None => {
-                let i = self.state.queues.len();
-                self.state.queue_index.insert(config.name.clone(), i);
-                self.state.queues.push(Queue::new(config, now));
-                i
-            }
+            None => self.state.insert_queue(config, now),
+        }
+    }
+
+    /// Frees queue `qi`'s slot once it is retired and its last app has left.
+    fn remove_if_done(&mut self, qi: QueueIdx) {
+        let q = &self.state.queues[qi];
+        if q.retired && !q.removed && q.apps.is_empty() {
+            self.state.remove_queue(qi);
         }
     }
 
@@ -274,6 +276,9 @@ impl Scheduler {
                 info!(queue = q.name(), apps = q.apps.len(), "queue retired by reconfiguration");
             }
         }
+        for qi in 0..self.state.queues.len() {
+            self.remove_if_done(qi);
+        }
         info!(policy = self.policy.name(), queues = self.queue_file.queues.len(), "queues reconfigured");
         Ok(())
     }
@@ -307,6 +312,8 @@ impl Scheduler {
         let admission = self.admit(qi);
         if admission.admitted {
             self.registered.push(Registered { config, xml: xml.to_string() });
+        } else {
+            self.remove_if_done(qi);
         }
         self.reserving = self.any_reservation();
         Ok(admission)
@@ -336,6 +343,8 @@ impl Scheduler {
         self.registered.remove(pos);
         let qi = self.state.queue_index[&full];
         self.state.queues[qi].retired = true;
+        self.policy.remove_queue(&self.state, qi);
+        self.remove_if_done(qi);
         info!(queue = %full, by = caller.user, "queue unregistered");
         Ok(())
     }
@@ -347,6 +356,7 @@ impl Scheduler {
             .state
             .queues
             .iter()
+            .filter(|q| !q.removed)
             .map(|q| {
                 // Integrated through now: the snapshot is taken with the containers running, the
                 // restored queue has none until they are adopted.
@@ -496,11 +506,7 @@ impl Scheduler {
         if self.state.node(id).is_some() {
             return Err(CoreError::DuplicateNode(id));
         }
-        let idx = id as usize;
-        if self.state.nodes.len() <= idx {
-            self.state.nodes.resize(idx + 1, None);
-        }
-        self.state.nodes[idx] = Some(Node { id, host, rack, capacity, allocated: Resources::ZERO, containers: 0 });
+        self.state.insert_node(Node { id, host, rack, capacity, allocated: Resources::ZERO, containers: 0 });
         self.state.node_count += 1;
         self.state.capacity += capacity;
         debug!(node = id, %capacity, "node added");
@@ -509,7 +515,7 @@ impl Scheduler {
 
     /// Removes a node; allocations still on it are freed. Returns how many there were.
     pub fn remove_node(&mut self, id: NodeId) -> Result<usize> {
-        let node = self.state.nodes.get_mut(id as usize).and_then(Option::take).ok_or(CoreError::UnknownNode(id))?;
+        let node = self.state.take_node(id).ok_or(CoreError::UnknownNode(id))?;
         self.state.node_count -= 1;
         self.state.capacity -= node.capacity;
         self.reservations.node_removed(id);
@@ -598,6 +604,7 @@ impl Scheduler {
             q.apps.remove(pos);
         }
         debug!(app = key, queue = q.name(), "app removed");
+        self.remove_if_done(app.queue);
         Ok(())
     }
 

@@ -26,6 +26,8 @@ pub struct Queue {
     pub config: QueueConfig,
     /// Dropped from the configuration: takes no new apps, disappears from status when empty.
     pub retired: bool,
+    /// Retired and emptied: the slot is free for the next new queue and holds no queue.
+    pub removed: bool,
     pub usage: Resources,
     /// Integral of `usage` over time in resource-milliseconds, up to `integrated_until_ms`:
     /// the basis of the long-term share that BoPF's fairness guarantee is stated in.
@@ -49,6 +51,7 @@ impl Queue {
         Queue {
             config: config.clone(),
             retired: false,
+            removed: false,
             usage: Resources::ZERO,
             usage_integral: [0.0; DIMS],
             integrated_until_ms: now_ms,
@@ -141,7 +144,11 @@ pub struct Allocation {
 /// Everything the scheduler tracks. Policies get read access.
 #[derive(Debug, Default)]
 pub struct ClusterState {
+    /// Node slots, found by id through `node_slots`: ids may be sparse and large without the
+    /// table growing past the number of nodes registered at once.
     pub nodes: Vec<Option<Node>>,
+    node_slots: FxHashMap<NodeId, usize>,
+    free_node_slots: Vec<usize>,
     pub node_count: usize,
     /// Sum of node capacities.
     pub capacity: Resources,
@@ -151,6 +158,7 @@ pub struct ClusterState {
     /// Integer keys from the RM: the fast non-cryptographic hash is safe and hot-path cheap.
     pub app_index: FxHashMap<AppKey, AppIdx>,
     free_app_indices: Vec<AppIdx>,
+    free_queue_indices: Vec<QueueIdx>,
     pub allocations: FxHashMap<AllocationId, Allocation>,
     pub next_allocation_id: AllocationId,
     pub next_app_seq: u64,
@@ -160,11 +168,33 @@ pub struct ClusterState {
 
 impl ClusterState {
     pub fn node(&self, id: NodeId) -> Option<&Node> {
-        self.nodes.get(id as usize).and_then(|n| n.as_ref())
+        self.node_slots.get(&id).and_then(|&s| self.nodes[s].as_ref())
     }
 
     pub fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
-        self.nodes.get_mut(id as usize).and_then(|n| n.as_mut())
+        self.node_slots.get(&id).and_then(|&s| self.nodes[s].as_mut())
+    }
+
+    /// Adds a node whose id is not registered, in a free slot when there is one.
+    pub(crate) fn insert_node(&mut self, node: Node) {
+        let id = node.id;
+        let slot = match self.free_node_slots.pop() {
+            Some(s) => {
+                self.nodes[s] = Some(node);
+                s
+            }
+            None => {
+                self.nodes.push(Some(node));
+                self.nodes.len() - 1
+            }
+        };
+        self.node_slots.insert(id, slot);
+    }
+
+    pub(crate) fn take_node(&mut self, id: NodeId) -> Option<Node> {
+        let slot = self.node_slots.remove(&id)?;
+        self.free_node_slots.push(slot);
+        self.nodes[slot].take()
     }
 
     pub fn app(&self, idx: AppIdx) -> &App {
@@ -181,6 +211,33 @@ impl ClusterState {
 
     pub fn queue_by_name(&self, name: &str) -> Option<&Queue> {
         self.queue_index.get(name).map(|&i| &self.queues[i])
+    }
+
+    /// Adds a queue under its name, in the slot of a removed one when there is one.
+    pub(crate) fn insert_queue(&mut self, config: &QueueConfig, now_ms: i64) -> QueueIdx {
+        let queue = Queue::new(config, now_ms);
+        let idx = match self.free_queue_indices.pop() {
+            Some(i) => {
+                self.queues[i] = queue;
+                i
+            }
+            None => {
+                self.queues.push(queue);
+                self.queues.len() - 1
+            }
+        };
+        self.queue_index.insert(config.name.clone(), idx);
+        idx
+    }
+
+    /// Frees the slot of a retired queue that has no apps left, so the table (and every scan of
+    /// it) is as large as the most queues alive at once, not every queue ever registered.
+    pub(crate) fn remove_queue(&mut self, idx: QueueIdx) {
+        let q = &mut self.queues[idx];
+        debug_assert!(q.retired && q.apps.is_empty() && !q.removed, "only an empty retired queue is removed");
+        q.removed = true;
+        self.queue_index.remove(&q.config.name);
+        self.free_queue_indices.push(idx);
     }
 
     pub(crate) fn insert_app(&mut self, app: App) -> AppIdx {

@@ -1,9 +1,10 @@
 //! BoPF admission control through its public API only, the way the allocation policy uses it:
 //! configuration from JSON, demands from the α-strategy, admission, removal, re-evaluation.
 
-use tidal_core::bopf::admission::{AdmissionClass, AdmissionConfig, AdmissionController, Condition, MAX_HORIZON_SLOTS};
+use tidal_core::bopf::admission::{AdmissionClass, AdmissionConfig, AdmissionController, Condition};
 use tidal_core::bopf::alpha::{AlphaSpec, BurstDistribution, Correlation, ResourceDistribution};
-use tidal_core::bopf::spec::{AdmissionError, BurstSpec, LqSpec, QueueSpec};
+use tidal_core::bopf::profile::MAX_POINTS;
+use tidal_core::bopf::spec::{AdmissionError, BurstSpec, LqSpec, QueueSpec, MAX_CYCLES, MAX_HORIZON_MS, MAX_PERIOD_MS};
 use tidal_core::{ResourceKind, Resources};
 
 fn controller() -> AdmissionController {
@@ -75,7 +76,7 @@ fn alpha_demand_feeds_admission() {
 fn bursts_beyond_the_profile_horizon_are_refused() {
     let mut c = controller();
     let mut far = stream("far", 0, Resources::new(1000, 1));
-    far.start_ms = MAX_HORIZON_SLOTS * c.config().resolution_ms;
+    far.start_ms = MAX_HORIZON_MS;
     match c.admit_lq(far) {
         Err(AdmissionError::InvalidSpec { queue, field, .. }) => {
             assert_eq!((queue.as_str(), field.as_str()), ("far", "cycles"))
@@ -83,4 +84,77 @@ fn bursts_beyond_the_profile_horizon_are_refused() {
         other => panic!("expected a horizon error, got {other:?}"),
     }
     assert!(c.is_empty());
+}
+
+fn field_of(r: Result<tidal_core::bopf::admission::Decision, AdmissionError>) -> (String, String) {
+    match r {
+        Err(AdmissionError::InvalidSpec { field, problem, .. }) => (field, problem),
+        other => panic!("expected a spec error, got {other:?}"),
+    }
+}
+
+/// The inputs that once built a 2^25-slot profile or held the core for seconds are refused
+/// before any work, naming the field and the limit, from a queue file and from the API alike.
+#[test]
+fn inputs_beyond_the_work_limits_are_refused() {
+    let file = |period: &str, deadline: &str, cycles: &str| {
+        tidal_core::config::parse_queue_file(&format!(
+            "<tidal><policy>bopf</policy>\n<queue name=\"x\"><type>lq</type><period-sec>{period}</period-sec>\
+             <deadline-sec>{deadline}</deadline-sec><cycles>{cycles}</cycles>\
+             <burst-demand><memory-mb>10</memory-mb></burst-demand></queue></tidal>"
+        ))
+        .expect_err("refused")
+        .to_string()
+    };
+    let e = file("1000000", "1", "33");
+    assert!(e.contains("line 2") && e.contains("burst.period_ms") && e.contains(&MAX_PERIOD_MS.to_string()), "{e}");
+    let e = file("0.001", "0.001", "4294967295");
+    assert!(e.contains("line 2") && e.contains("cycles") && e.contains(&MAX_CYCLES.to_string()), "{e}");
+    let e = file("86400", "1", "8");
+    assert!(e.contains("cycles") && e.contains(&MAX_HORIZON_MS.to_string()), "{e}");
+
+    let mut c = controller();
+    let mut lq = stream("big", 0, Resources::new(1000, 1));
+    lq.burst = BurstSpec { period_ms: 1_000_000_000, deadline_ms: 1000, demand: lq.burst.demand };
+    lq.cycles = 33;
+    assert_eq!(field_of(c.admit_lq(lq.clone())).0, "burst.period_ms");
+    lq.burst.period_ms = MAX_PERIOD_MS;
+    lq.burst.deadline_ms = MAX_PERIOD_MS + 1;
+    assert_eq!(field_of(c.admit_lq(lq.clone())).0, "burst.deadline_ms");
+    lq.burst = BurstSpec { period_ms: 1, deadline_ms: 1, demand: lq.burst.demand };
+    lq.cycles = u32::MAX;
+    assert_eq!(field_of(c.admit_lq(lq)).0, "cycles");
+    assert!(c.is_empty());
+
+    // Every resource stored: the same horizon needs more points than the profile may hold.
+    let all = Resources([1 << 20, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10]);
+    let mut wide = AdmissionController::new(AdmissionConfig::new(all)).unwrap();
+    let mut lq = stream("wide", 0, Resources([1000, 1, 1, 1, 1, 1]));
+    lq.burst = BurstSpec { period_ms: MAX_PERIOD_MS, deadline_ms: 1000, demand: lq.burst.demand };
+    lq.cycles = 4;
+    let (field, problem) = field_of(wide.admit_lq(lq));
+    assert!(field == "cycles" && problem.contains(&MAX_POINTS.to_string()), "{problem}");
+}
+
+/// The most demanding input the limits accept (every cycle, the whole horizon, one window per
+/// period) is admitted with a profile of a few MB.
+#[test]
+fn the_largest_accepted_input_stays_small() {
+    let mut c = controller();
+    let lq = largest_accepted_lq("largest");
+    assert_eq!(c.admit_lq(lq).unwrap().class, AdmissionClass::Hard);
+    assert!(c.profile().memory_bytes() <= 10 << 20, "{} bytes", c.profile().memory_bytes());
+    c.remove("largest").unwrap();
+    c.audit().unwrap();
+}
+
+fn largest_accepted_lq(name: &str) -> LqSpec {
+    let period_ms = MAX_HORIZON_MS / u64::from(MAX_CYCLES);
+    LqSpec {
+        name: name.into(),
+        weight: 1.0,
+        burst: BurstSpec { period_ms, deadline_ms: period_ms - 1000, demand: Resources::new(1000, 1) },
+        start_ms: 0,
+        cycles: MAX_CYCLES,
+    }
 }

@@ -214,15 +214,15 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn check_invariants(st: &ClusterState) {
-    let mut per_node = vec![Resources::ZERO; st.nodes.len()];
+    let mut per_node = std::collections::HashMap::<u32, Resources>::new();
     let mut per_queue = vec![Resources::ZERO; st.queues.len()];
     for a in st.allocations.values() {
-        per_node[a.node as usize] += a.resources;
+        *per_node.entry(a.node).or_default() += a.resources;
         per_queue[st.app(a.app).queue] += a.resources;
     }
     let mut capacity = Resources::ZERO;
     for n in st.nodes.iter().flatten() {
-        assert_eq!(n.allocated, per_node[n.id as usize], "node {} bookkeeping", n.id);
+        assert_eq!(n.allocated, per_node.get(&n.id).copied().unwrap_or_default(), "node {} bookkeeping", n.id);
         capacity += n.capacity;
     }
     assert_eq!(capacity, st.capacity);
@@ -343,4 +343,42 @@ fn tied_queues_take_turns() {
         }
     }
     assert!(to_c >= 1, "queue c never won a tie");
+}
+
+#[test]
+fn sparse_node_ids_take_one_slot_each() {
+    use tidal_core::ids::MAX_NODE_ID;
+    let mut s = Scheduler::from_xml("<tidal><queue name=\"a\"/></tidal>", Settings::default()).unwrap();
+    let cap = Resources::new(8 * GB, 8);
+    s.add_node(MAX_NODE_ID, 1, 2, cap).unwrap();
+    s.add_node(7, 3, 2, cap).unwrap();
+    assert_eq!(s.state().nodes.len(), 2, "a node id must not size the node table");
+    s.remove_node(MAX_NODE_ID).unwrap();
+    s.add_node(1 << 21, 4, 2, cap).unwrap();
+    assert_eq!(s.state().nodes.len(), 2, "a removed node's slot is reused");
+    assert!(s.state().node(MAX_NODE_ID).is_none());
+    assert_eq!(s.state().node(1 << 21).unwrap().host, 4);
+    assert!(matches!(s.remove_node(MAX_NODE_ID), Err(CoreError::UnknownNode(_))));
+    s.add_app(1, "a", "u").unwrap();
+    s.update_asks(1, &[any_ask(1, 1, GB, 1)], &[], &[]).unwrap();
+    let mut out = Vec::new();
+    assert_eq!(s.node_heartbeat(1 << 21, 1_000, &[], &mut out, 4).unwrap(), 1);
+    assert_eq!(s.free_on(1 << 21), Resources::new(7 * GB, 7));
+}
+
+#[test]
+fn allocation_limits_that_would_overflow_normalising_are_refused() {
+    let xml = "<tidal><queue name=\"a\"/></tidal>";
+    let over = Settings {
+        min_allocation: Resources::new((1 << 62) + 1, 1),
+        max_allocation: Resources::new(i64::MAX, 32),
+        ..Settings::default()
+    };
+    let e = Scheduler::from_xml(xml, over).unwrap_err();
+    assert_eq!(e.kind(), tidal_core::error::ErrorKind::Invalid);
+    assert!(e.to_string().contains("must not exceed"), "{e}");
+    let mut s = Scheduler::from_xml(xml, Settings::default()).unwrap();
+    let file = tidal_core::config::parse_queue_file(xml).unwrap();
+    assert!(s.reconfigure(file, over).is_err());
+    assert_eq!(s.settings(), &Settings::default());
 }

@@ -121,6 +121,16 @@ mod tests {
     use tidal_core::Locality;
 
     #[test]
+    fn settings_that_would_overflow_normalising_are_refused_by_the_scheduler() {
+        let xml = "<tidal><queue name=\"a\"/></tidal>";
+        let over = settings(&[i64::MAX, 1, i64::MAX, 32, 10, 0]).unwrap();
+        let e = tidal_core::Scheduler::from_xml(xml, over).unwrap_err();
+        assert_eq!(e.kind(), tidal_core::error::ErrorKind::Invalid, "{e}");
+        let negative = settings(&[-1024, 1, 8192, 32, 10, 0]).unwrap();
+        assert!(tidal_core::Scheduler::from_xml(xml, negative).is_err());
+    }
+
+    #[test]
     fn asks_round_trip_and_reject_bad_shapes() {
         let mut asks = Vec::new();
         decode_asks(&[3, 0, 2, 1, 1024, 1, 3, 7, 1, 0, 1024, 1], &mut asks).unwrap();

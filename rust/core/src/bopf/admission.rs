@@ -28,13 +28,17 @@
 //!   queue's W windows of L slots is matched against it in `O(K · (16 + L / 256))`, and
 //!   committing it to H costs the same. Nothing iterates the admitted queues or their cycles:
 //!   admission is `O(log Q + K · W · (16 + L / 256))` for Q admitted queues.
+//! * Bounds: the spec limits ([`super::spec::MAX_CYCLES`], [`super::spec::MAX_PERIOD_MS`],
+//!   [`super::spec::MAX_HORIZON_MS`]) and the profile's size limit ([`MAX_POINTS`]) are checked
+//!   before any window is laid out, so no request can make admission allocate more than about
+//!   9 MB or walk more than `MAX_CYCLES` windows.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::profile::{CommittedProfile, SlotRange};
+use super::profile::{CommittedProfile, SlotRange, MAX_POINTS};
 use super::spec::{ceil_div, spec_error};
 use super::spec::{AdmissionError, BurstSpec, LqSpec, QueueSpec, TqSpec};
 use crate::resource::{ResourceKind, Resources, DIMS};
@@ -44,9 +48,6 @@ pub const DEFAULT_RESOLUTION_MS: u64 = 1000;
 /// Committed rates are fixed-point millionths of a resource unit, so releasing a commitment
 /// restores the profile exactly (floating-point sums would drift).
 const RATE_SCALE: i64 = 1_000_000;
-/// Longest profile horizon in slots (about a year at one-second slots); the profile is dense from
-/// the epoch, so this bounds its memory (8 bytes per slot and resource).
-pub const MAX_HORIZON_SLOTS: u64 = 1 << 25;
 
 /// The outcome of admission control, best class first.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -547,12 +548,14 @@ impl AdmissionController {
                 let b = &lq.burst;
                 let end = lq.start_ms + u64::from(lq.cycles - 1) * b.period_ms + b.deadline_ms;
                 let end_slot = end.div_ceil(self.config.resolution_ms);
-                if end_slot > MAX_HORIZON_SLOTS {
+                let max_span = self.profile.max_span();
+                if end_slot > max_span {
                     return Err(spec_error(
                         &lq.name,
                         "cycles",
                         format!(
-                            "put the last burst at {end} ms, beyond the profile horizon of {MAX_HORIZON_SLOTS} slots of {} ms",
+                            "put the last burst at {end} ms, beyond the profile limit of {MAX_POINTS} points \
+                             ({max_span} slots of {} ms for the cluster's resources)",
                             self.config.resolution_ms
                         ),
                     ));

@@ -57,8 +57,10 @@ fn invalid_specs_name_queue_and_field() {
     cy.cycles = 0;
     assert_eq!(field_of(c.admit_lq(cy.clone()).unwrap_err()).1, "cycles");
     cy.cycles = u32::MAX;
+    assert_eq!(field_of(c.admit_lq(cy.clone()).unwrap_err()).1, "cycles");
+    cy.cycles = 2;
     cy.burst.period_ms = u64::MAX / 2;
-    assert_eq!(field_of(c.admit_lq(cy).unwrap_err()).1, "cycles");
+    assert_eq!(field_of(c.admit_lq(cy).unwrap_err()).1, "burst.period_ms");
     let msg = c.admit_lq(lq("late", 10, 11, 100, 0, 0)).unwrap_err().to_string();
     assert!(msg.starts_with("queue 'late': burst.deadline_ms 11000 exceeds burst.period_ms 10000"), "{msg}");
     assert!(c.is_empty(), "invalid specs must not be admitted");
@@ -220,6 +222,8 @@ fn coarse_slots_only_ever_make_the_resource_condition_stricter() {
         a.burst.demand = Resources::new(3600, 0);
         let mut b = lq("b", 10, 5, 4000, 0, 0); // [4600, 9600) ms at 800 MB
         b.start_ms = 4_600;
+        // One cycle each: 1 ms slots over 500 cycles would exceed the profile's size limit.
+        (a.cycles, b.cycles) = (1, 1);
         c.admit_lq(a).unwrap();
         c.admit_lq(b).unwrap().class
     };

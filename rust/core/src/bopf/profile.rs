@@ -19,6 +19,10 @@ use crate::resource::DIMS;
 /// A half-open slot range `[start, end)`.
 pub type SlotRange = (u64, u64);
 
+/// Most values (slots times stored dimensions) a profile may hold, about 9 MB with summaries;
+/// admission refuses queues whose windows would need more.
+pub const MAX_POINTS: u64 = 1 << 20;
+
 const BLOCK: usize = 16;
 const GROUP: usize = 16 * BLOCK;
 
@@ -107,6 +111,11 @@ impl CommittedProfile {
         self.dims.len()
     }
 
+    /// Slots the profile may span: [`MAX_POINTS`] shared by the stored dimensions.
+    pub fn max_span(&self) -> u64 {
+        MAX_POINTS / self.k() as u64
+    }
+
     /// One past the last slot currently stored (later slots are zero).
     pub fn span(&self) -> u64 {
         (self.slot.len() / self.k()) as u64
@@ -156,8 +165,9 @@ impl CommittedProfile {
         if end as usize <= have {
             return;
         }
+        debug_assert!(end <= self.max_span(), "admission keeps windows within the span limit");
         // Grow by half again at least, so a horizon creeping forward costs amortised O(1).
-        let slots = (end as usize).max(have + have / 2).next_multiple_of(GROUP);
+        let slots = (end as usize).max(have + have / 2).min(self.max_span() as usize).next_multiple_of(GROUP);
         self.slot.resize(slots * k, 0);
         self.block_add.resize(slots / BLOCK * k, 0);
         self.block_max.resize(slots / BLOCK * k, 0);

@@ -8,8 +8,15 @@ use crate::resource::{ResourceKind, Resources, DIMS};
 
 /// Burst cycles checked when a config does not say (the paper's simulations use 500).
 pub const DEFAULT_CYCLES: u32 = 500;
-/// Latest instant a queue's bursts may reach; keeps all slot arithmetic far from overflow.
-pub const MAX_TIME_MS: u64 = 1 << 62;
+/// Longest burst period (one day). With [`MAX_CYCLES`] and [`MAX_HORIZON_MS`] it bounds the work
+/// and memory one queue can ask of admission control, whatever a request or queue file says.
+pub const MAX_PERIOD_MS: u64 = 86_400_000;
+/// Most burst cycles one queue may plan: admission walks every window.
+pub const MAX_CYCLES: u32 = 10_000;
+/// Latest instant (from the epoch) a queue's last burst may end, six days (500 cycles of 1000 s,
+/// the longest set-up the experiments use, fit): the committed-rate profile is dense from the
+/// epoch, so this bounds its size.
+pub const MAX_HORIZON_MS: u64 = 6 * 86_400_000;
 
 /// One burst of a latency-sensitive queue.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,8 +126,22 @@ impl LqSpec {
         if b.period_ms == 0 {
             return Err(spec_error(q, "burst.period_ms", "must be positive"));
         }
+        if b.period_ms > MAX_PERIOD_MS {
+            return Err(spec_error(
+                q,
+                "burst.period_ms",
+                format!("{} exceeds the limit of {MAX_PERIOD_MS}", b.period_ms),
+            ));
+        }
         if b.deadline_ms == 0 {
             return Err(spec_error(q, "burst.deadline_ms", "must be positive"));
+        }
+        if b.deadline_ms > MAX_PERIOD_MS {
+            return Err(spec_error(
+                q,
+                "burst.deadline_ms",
+                format!("{} exceeds the limit of {MAX_PERIOD_MS}", b.deadline_ms),
+            ));
         }
         if b.deadline_ms > b.period_ms {
             return Err(spec_error(
@@ -144,12 +165,20 @@ impl LqSpec {
         if self.cycles == 0 {
             return Err(spec_error(q, "cycles", "must be at least 1"));
         }
-        let end = u64::from(self.cycles - 1)
-            .checked_mul(b.period_ms)
-            .and_then(|x| x.checked_add(self.start_ms))
-            .and_then(|x| x.checked_add(b.deadline_ms));
-        if !matches!(end, Some(e) if e <= MAX_TIME_MS) {
-            return Err(spec_error(q, "cycles", format!("put the last burst beyond {MAX_TIME_MS} ms")));
+        if self.cycles > MAX_CYCLES {
+            return Err(spec_error(q, "cycles", format!("{} exceeds the limit of {MAX_CYCLES}", self.cycles)));
+        }
+        // Cannot overflow: both factors are bounded above.
+        let end = self.start_ms.checked_add(u64::from(self.cycles - 1) * b.period_ms + b.deadline_ms);
+        if !matches!(end, Some(e) if e <= MAX_HORIZON_MS) {
+            return Err(spec_error(
+                q,
+                "cycles",
+                format!(
+                    "put the last burst's end beyond the horizon limit of {MAX_HORIZON_MS} ms (start + \
+                     (cycles - 1) x period + deadline)"
+                ),
+            ));
         }
         Ok(())
     }

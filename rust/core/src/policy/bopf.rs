@@ -449,6 +449,18 @@ impl Policy for Bopf {
         Admission { admitted: true, class: label(class), reason }
     }
 
+    fn remove_queue(&mut self, state: &ClusterState, queue: QueueIdx) {
+        if let Some(controller) = self.controller.as_mut() {
+            // Not admitted (provisional, or rejected): nothing to release.
+            let _ = controller.remove(state.queues[queue].name());
+        }
+        if let Some(record) = self.records.get_mut(queue) {
+            *record = None;
+        }
+        self.order.retain(|&q| q != queue);
+        self.lqs.retain(|&q| q != queue);
+    }
+
     fn queue_view(&self, queue: QueueIdx) -> QueueView {
         let Some(record) = self.record_of(queue) else {
             return QueueView { admission: Admission::rejected(String::new()), guaranteed_rate: None, burst: None };

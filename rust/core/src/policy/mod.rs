@@ -99,6 +99,10 @@ pub trait Policy: Send {
         Admission::elastic()
     }
 
+    /// Forgets queue `queue`, just unregistered: whatever admission committed to it is released,
+    /// so the name can be registered again as if new.
+    fn remove_queue(&mut self, _state: &ClusterState, _queue: QueueIdx) {}
+
     /// The class and burst state of a queue.
     fn queue_view(&self, _queue: QueueIdx) -> QueueView {
         QueueView { admission: Admission::elastic(), guaranteed_rate: None, burst: None }

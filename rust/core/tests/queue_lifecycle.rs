@@ -1,0 +1,72 @@
+//! Run-time queues over their whole life: deleting one leaves nothing behind, neither in
+//! admission control nor in the scheduler's tables, however often queues come and go.
+
+mod common;
+
+use common::{any_ask, lq, GB};
+use tidal_core::config::Settings;
+use tidal_core::scheduler::Caller;
+use tidal_core::{Resources, Scheduler};
+
+const ALICE: Caller = Caller { user: "alice", admin: false };
+
+/// A scheduler under `policy` with one TQ, 4 nodes of 8 GB and 8 vcores, and admission run.
+fn cluster(policy: &str) -> Scheduler {
+    let xml = format!("<tidal><policy>{policy}</policy><queue name=\"tq\"/></tidal>");
+    let mut s = Scheduler::from_xml(&xml, Settings::default()).unwrap();
+    for n in 0..4 {
+        s.add_node(n, n + 1, 100, Resources::new(8 * GB, 8)).unwrap();
+    }
+    s.node_heartbeat(0, 1_000, &[], &mut Vec::new(), 1).unwrap();
+    s
+}
+
+#[test]
+fn a_deleted_queue_leaves_no_admission_state() {
+    for policy in ["bopf", "n-bopf"] {
+        let mut s = cluster(policy);
+        // 240 vcore-s in 10 s: 24 of the 32 vcores, so two such commitments cannot both be hard.
+        let (_, first) = s.register_queue_xml(&lq("big", 100, 10, 240), ALICE).unwrap();
+        assert_eq!(first.class, "hard", "{policy}: {}", first.reason);
+        s.unregister_queue("big", ALICE).unwrap();
+        let (_, again) = s.register_queue_xml(&lq("big", 100, 10, 240), ALICE).unwrap();
+        assert_eq!(again.class, "hard", "{policy}: registered again: {}", again.reason);
+        s.unregister_queue("big", ALICE).unwrap();
+        let (_, other) = s.register_queue_xml(&lq("other", 100, 10, 240), ALICE).unwrap();
+        assert_eq!(other.class, "hard", "{policy}: the deleted queue's commitment was kept: {}", other.reason);
+    }
+}
+
+#[test]
+fn register_delete_cycles_keep_the_queue_table_bounded() {
+    let mut s = cluster("bopf");
+    for i in 0..100_000 {
+        let name = format!("q{i}");
+        let (_, v) = s.register_queue_xml(&lq(&name, 100, 10, 10), ALICE).unwrap();
+        assert!(v.admitted, "{}", v.reason);
+        s.unregister_queue(&name, ALICE).unwrap();
+    }
+    let state = s.state();
+    assert_eq!(state.queue_index.len(), 1, "only the file's queue is left");
+    assert!(state.queues.len() <= 2, "{} queue slots after 100k cycles", state.queues.len());
+}
+
+#[test]
+fn a_deleted_queue_with_apps_is_freed_when_its_last_app_leaves() {
+    let mut s = cluster("bopf");
+    s.register_queue_xml(&lq("dash", 100, 10, 100), ALICE).unwrap();
+    s.add_app(1, "dash", "alice").unwrap();
+    s.update_asks(1, &[any_ask(1, 2, GB, 1)], &[], &[]).unwrap();
+    s.node_heartbeat(0, 2_000, &[], &mut Vec::new(), 4).unwrap();
+    s.unregister_queue("dash", ALICE).unwrap();
+    assert!(s.register_queue_xml(&lq("dash", 100, 10, 100), ALICE).is_err(), "its app still runs");
+    assert!(s.state().queue_by_name("root.dash").is_some());
+    s.remove_app(1).unwrap();
+    assert!(s.state().queue_by_name("root.dash").is_none());
+    // The freed slot is reused, and the name registers again as new.
+    let (_, v) = s.register_queue_xml(&lq("dash", 100, 10, 100), ALICE).unwrap();
+    assert_eq!(v.class, "hard", "{}", v.reason);
+    assert_eq!(s.state().queues.len(), 2);
+    // A snapshot lists live queues only.
+    assert_eq!(s.snapshot().queues.len(), 2);
+}

@@ -126,9 +126,11 @@ fn inputs_beyond_the_work_limits_are_refused() {
     assert_eq!(field_of(c.admit_lq(lq)).0, "cycles");
     assert!(c.is_empty());
 
-    // Every resource stored: the same horizon needs more points than the profile may hold.
+    // Every resource stored in 100 ms slots: the same horizon needs more points than the profile
+    // may hold.
     let all = Resources([1 << 20, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10]);
-    let mut wide = AdmissionController::new(AdmissionConfig::new(all)).unwrap();
+    let mut wide =
+        AdmissionController::new(AdmissionConfig { resolution_ms: 100, ..AdmissionConfig::new(all) }).unwrap();
     let mut lq = stream("wide", 0, Resources([1000, 1, 1, 1, 1, 1]));
     lq.burst = BurstSpec { period_ms: MAX_PERIOD_MS, deadline_ms: 1000, demand: lq.burst.demand };
     lq.cycles = 4;
@@ -157,4 +159,16 @@ fn largest_accepted_lq(name: &str) -> LqSpec {
         start_ms: 0,
         cycles: MAX_CYCLES,
     }
+}
+
+/// The paper's simulations check 500 bursts of a 1000 s period on a cluster scheduling all six
+/// resources: the limits must admit that, not reject it as too large.
+#[test]
+fn the_papers_simulation_horizon_is_within_the_limits() {
+    let all = Resources([1 << 20, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10]);
+    let mut c = AdmissionController::new(AdmissionConfig::new(all)).unwrap();
+    let mut lq = stream("paper", 0, Resources([1000, 1, 1, 1, 1, 1]));
+    lq.burst = BurstSpec { period_ms: 1_000_000, deadline_ms: 60_000, demand: lq.burst.demand };
+    lq.cycles = 500;
+    assert_eq!(c.admit_lq(lq).unwrap().class, AdmissionClass::Hard);
 }

@@ -31,7 +31,7 @@
 //! * Bounds: the spec limits ([`super::spec::MAX_CYCLES`], [`super::spec::MAX_PERIOD_MS`],
 //!   [`super::spec::MAX_HORIZON_MS`]) and the profile's size limit ([`MAX_POINTS`]) are checked
 //!   before any window is laid out, so no request can make admission allocate more than about
-//!   9 MB or walk more than `MAX_CYCLES` windows.
+//!   36 MB or walk more than `MAX_CYCLES` windows.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;

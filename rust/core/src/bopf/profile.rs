@@ -19,9 +19,11 @@ use crate::resource::DIMS;
 /// A half-open slot range `[start, end)`.
 pub type SlotRange = (u64, u64);
 
-/// Most values (slots times stored dimensions) a profile may hold, about 9 MB with summaries;
-/// admission refuses queues whose windows would need more.
-pub const MAX_POINTS: u64 = 1 << 20;
+/// Most values (slots times stored dimensions) a profile may hold, about 36 MB with summaries:
+/// the whole horizon ([`super::spec::MAX_HORIZON_MS`]) in one-second slots for all six
+/// resources fits (the paper's 500 bursts of 1000 s); admission refuses queues whose windows
+/// would need more (finer slots).
+pub const MAX_POINTS: u64 = 1 << 22;
 
 const BLOCK: usize = 16;
 const GROUP: usize = 16 * BLOCK;

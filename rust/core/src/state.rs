@@ -178,7 +178,16 @@ impl ClusterState {
     /// Adds a node whose id is not registered, in a free slot when there is one.
     pub(crate) fn insert_node(&mut self, node: Node) {
         let id = node.id;
-        let slot = put_in_free_slot(&mut self.nodes, &mut self.free_node_slots, Some(node));
+        let slot = match self.free_node_slots.pop() {
+            Some(s) => {
+                self.nodes[s] = Some(node);
+                s
+            }
+            None => {
+                self.nodes.push(Some(node));
+                self.nodes.len() - 1
+            }
+        };
         self.node_slots.insert(id, slot);
     }
 
@@ -207,7 +216,16 @@ impl ClusterState {
     /// Adds a queue under its name, in the slot of a removed one when there is one.
     pub(crate) fn insert_queue(&mut self, config: &QueueConfig, now_ms: i64) -> QueueIdx {
         let queue = Queue::new(config, now_ms);
-        let idx = put_in_free_slot(&mut self.queues, &mut self.free_queue_indices, queue);
+        let idx = match self.free_queue_indices.pop() {
+            Some(i) => {
+                self.queues[i] = queue;
+                i
+            }
+            None => {
+                self.queues.push(queue);
+                self.queues.len() - 1
+            }
+        };
         self.queue_index.insert(config.name.clone(), idx);
         idx
     }
@@ -224,7 +242,16 @@ impl ClusterState {
 
     pub(crate) fn insert_app(&mut self, app: App) -> AppIdx {
         let key = app.key;
-        let idx = put_in_free_slot(&mut self.apps, &mut self.free_app_indices, Some(app));
+        let idx = match self.free_app_indices.pop() {
+            Some(s) => {
+                self.apps[s] = Some(app);
+                s
+            }
+            None => {
+                self.apps.push(Some(app));
+                self.apps.len() - 1
+            }
+        };
         self.app_index.insert(key, idx);
         idx
     }
@@ -239,19 +266,5 @@ impl ClusterState {
     /// Apps currently registered.
     pub fn app_count(&self) -> usize {
         self.app_index.len()
-    }
-}
-
-/// Puts `item` in a freed slot of `items` when there is one, else at the end; its index.
-fn put_in_free_slot<T>(items: &mut Vec<T>, free: &mut Vec<usize>, item: T) -> usize {
-    match free.pop() {
-        Some(i) => {
-            items[i] = item;
-            i
-        }
-        None => {
-            items.push(item);
-            items.len() - 1
-        }
     }
 }

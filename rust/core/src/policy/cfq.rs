@@ -23,12 +23,29 @@ use super::{AppPolicy, NodeOffer};
 use crate::ids::{AppIdx, AppKey, Priority, QueueIdx};
 use crate::request::Placement;
 use crate::state::ClusterState;
-use crate::uwfq::{secs, VirtualTime};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
+/// `f64` with a total order, for ordered sets.
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Key(f64);
+
+impl Eq for Key {}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
 /// A stage in a set ordered by deadline, app and priority (ties: older app, earlier stage).
-type StageEntry = (VirtualTime, AppKey, Priority);
+type StageEntry = (Key, AppKey, Priority);
 
 #[derive(Copy, Clone, Debug)]
 struct Stage {
@@ -57,7 +74,7 @@ impl QueueClock {
     fn advance(&mut self, now: f64) {
         let mut t = self.t_prev.min(now);
         while self.rate > 0.0 {
-            let Some(&(VirtualTime(d), _, _)) = self.fluid.first() else { break };
+            let Some(&(Key(d), _, _)) = self.fluid.first() else { break };
             let n = self.fluid.len() as f64;
             let reach = t + (d - self.v).max(0.0) * n / self.rate;
             if reach > now {
@@ -73,8 +90,8 @@ impl QueueClock {
 
     /// Moves a stage's deadline in both sets (a new hinted estimate).
     fn move_deadline(&mut self, app: AppKey, s: &mut Stage, deadline: f64) {
-        let old = (VirtualTime(s.deadline), app, s.priority);
-        let new = (VirtualTime(deadline), app, s.priority);
+        let old = (Key(s.deadline), app, s.priority);
+        let new = (Key(deadline), app, s.priority);
         if self.fluid.remove(&old) && deadline > self.v {
             self.fluid.insert(new);
         }
@@ -100,10 +117,10 @@ impl QueueClock {
         for s in stages.iter_mut() {
             let pending = asks.clone().find(|&(p, _)| p == s.priority).map_or(0, |a| a.1);
             if s.ready && pending == 0 {
-                self.ready.remove(&(VirtualTime(s.deadline), app, s.priority));
+                self.ready.remove(&(Key(s.deadline), app, s.priority));
                 s.ready = false;
             } else if !s.ready && pending > 0 {
-                self.ready.insert((VirtualTime(s.deadline), app, s.priority));
+                self.ready.insert((Key(s.deadline), app, s.priority));
                 s.ready = true;
             }
             if let (work, true) = work_of(s.priority, pending) {
@@ -118,9 +135,9 @@ impl QueueClock {
             }
             let deadline = self.v + work_of(priority, pending).0;
             if deadline > self.v {
-                self.fluid.insert((VirtualTime(deadline), app, priority));
+                self.fluid.insert((Key(deadline), app, priority));
             }
-            self.ready.insert((VirtualTime(deadline), app, priority));
+            self.ready.insert((Key(deadline), app, priority));
             stages.push(Stage { priority, start: self.v, deadline, ready: true });
         }
         self.stages.insert(app, stages);
@@ -129,7 +146,7 @@ impl QueueClock {
     fn remove_app(&mut self, app: AppKey) {
         for s in self.stages.remove(&app).unwrap_or_default() {
             if s.ready {
-                self.ready.remove(&(VirtualTime(s.deadline), app, s.priority));
+                self.ready.remove(&(Key(s.deadline), app, s.priority));
             }
         }
     }
@@ -152,6 +169,10 @@ impl Cfq {
         }
         &mut self.queues[qi]
     }
+}
+
+fn secs(ms: i64) -> f64 {
+    ms as f64 / 1000.0
 }
 
 impl AppPolicy for Cfq {

@@ -18,7 +18,7 @@ use super::{AppPolicy, NodeOffer};
 use crate::ids::{AppIdx, AppKey, QueueIdx};
 use crate::request::Placement;
 use crate::state::ClusterState;
-use crate::uwfq::{secs, UwfqClock, UwfqSettings};
+use crate::uwfq::{UwfqClock, UwfqSettings};
 use rustc_hash::FxHashMap;
 use tracing::warn;
 
@@ -65,6 +65,10 @@ impl Uwfq {
     pub fn clock(&self, qi: QueueIdx) -> Option<&UwfqClock> {
         self.queues.get(qi)?.as_ref().map(|q| &q.clock)
     }
+}
+
+fn secs(ms: i64) -> f64 {
+    ms as f64 / 1000.0
 }
 
 impl AppPolicy for Uwfq {

@@ -121,27 +121,22 @@ impl UwfqSettings {
     }
 }
 
-/// A virtual time (seconds) with a total order, for ordered sets; CFQ's deadlines use it too.
+/// `f64` with a total order, for ordered sets.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub(crate) struct VirtualTime(pub(crate) f64);
+struct Key(f64);
 
-impl Eq for VirtualTime {}
+impl Eq for Key {}
 
-impl PartialOrd for VirtualTime {
+impl PartialOrd for Key {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for VirtualTime {
+impl Ord for Key {
     fn cmp(&self, other: &Self) -> Ordering {
         self.0.total_cmp(&other.0)
     }
-}
-
-/// Scheduler milliseconds in the seconds virtual times count.
-pub(crate) fn secs(ms: i64) -> f64 {
-    ms as f64 / 1000.0
 }
 
 #[derive(Clone, Debug)]
@@ -177,9 +172,9 @@ struct User {
     /// Jobs in the reference by `(D_user, job)`, valued by slot-time.
     fluid: SumTree,
     /// Live jobs still in the reference, by `(D_user, job)`.
-    live_fluid: BTreeSet<(VirtualTime, JobId)>,
+    live_fluid: BTreeSet<(Key, JobId)>,
     /// Live jobs that outlived their reference finish, by frozen global deadline.
-    outlived: BTreeSet<(VirtualTime, JobId)>,
+    outlived: BTreeSet<(Key, JobId)>,
     /// The key this user has in `heads`.
     head: Option<f64>,
 }
@@ -196,12 +191,12 @@ pub struct UwfqClock {
     /// Summed weight of active users.
     active_weight: f64,
     /// Active users by `(V_end, user)`: the next to run out of work first.
-    active: BTreeSet<(VirtualTime, UserIdx)>,
+    active: BTreeSet<(Key, UserIdx)>,
     users: Vec<User>,
     user_index: HashMap<String, UserIdx>,
     jobs: FxHashMap<JobId, Job>,
     /// Users with live jobs, by the global deadline of their first live job.
-    heads: BTreeSet<(VirtualTime, UserIdx)>,
+    heads: BTreeSet<(Key, UserIdx)>,
 }
 
 impl UwfqClock {
@@ -305,7 +300,7 @@ impl UwfqClock {
             return;
         }
         loop {
-            let Some(&(VirtualTime(v_end), u)) = self.active.first() else {
+            let Some(&(Key(v_end), u)) = self.active.first() else {
                 self.active_weight = 0.0;
                 self.t_prev = now;
                 return;
@@ -329,7 +324,7 @@ impl UwfqClock {
 
     fn deactivate(&mut self, u: UserIdx, at: f64) {
         let user = &mut self.users[u as usize];
-        self.active.remove(&(VirtualTime(user.v_end), u));
+        self.active.remove(&(Key(user.v_end), u));
         self.active_weight -= user.weight;
         user.active = false;
         user.departed_at = Some(at);
@@ -369,8 +364,8 @@ impl UwfqClock {
             if j.live {
                 // D_global at departure: it was first, so V_arrival (just advanced) is its deadline.
                 j.frozen = user.v_arrival;
-                user.live_fluid.remove(&(VirtualTime(d_user), job));
-                user.outlived.insert((VirtualTime(j.frozen), job));
+                user.live_fluid.remove(&(Key(d_user), job));
+                user.outlived.insert((Key(j.frozen), job));
             } else {
                 self.jobs.remove(&job);
             }
@@ -385,18 +380,18 @@ impl UwfqClock {
     fn refresh_head(&mut self, u: UserIdx) {
         let user = &self.users[u as usize];
         let head = match user.outlived.first() {
-            Some(&(VirtualTime(k), _)) => Some(k),
-            None => user.live_fluid.first().map(|&(VirtualTime(d), job)| self.fluid_deadline(u, d, job)),
+            Some(&(Key(k), _)) => Some(k),
+            None => user.live_fluid.first().map(|&(Key(d), job)| self.fluid_deadline(u, d, job)),
         };
         let old = user.head;
         if old == head {
             return;
         }
         if let Some(k) = old {
-            self.heads.remove(&(VirtualTime(k), u));
+            self.heads.remove(&(Key(k), u));
         }
         if let Some(k) = head {
-            self.heads.insert((VirtualTime(k), u));
+            self.heads.insert((Key(k), u));
         }
         self.users[u as usize].head = head;
     }
@@ -451,9 +446,9 @@ impl UwfqClock {
         let v_global = self.v_global;
         let user = &mut self.users[u as usize];
         if user.active {
-            self.active.remove(&(VirtualTime(old_v_end), u));
+            self.active.remove(&(Key(old_v_end), u));
             if user.v_end > v_global {
-                self.active.insert((VirtualTime(user.v_end), u));
+                self.active.insert((Key(user.v_end), u));
             } else {
                 self.active_weight -= user.weight;
                 user.active = false;
@@ -465,7 +460,7 @@ impl UwfqClock {
         } else if user.v_end > v_global {
             user.active = true;
             self.active_weight += user.weight;
-            self.active.insert((VirtualTime(user.v_end), u));
+            self.active.insert((Key(user.v_end), u));
         }
         self.sync_user(u);
         self.refresh_head(u);
@@ -487,7 +482,7 @@ impl UwfqClock {
         let user = &mut self.users[u as usize];
         let d_user = user.v_user + work;
         user.fluid.insert(d_user, job, work);
-        user.live_fluid.insert((VirtualTime(d_user), job));
+        user.live_fluid.insert((Key(d_user), job));
         let old_end = user.v_end;
         user.v_end += work / user.weight;
         self.jobs.insert(job, Job { user: u, work, served: 0.0, in_fluid: true, d_user, live: true, frozen: 0.0 });
@@ -508,12 +503,12 @@ impl UwfqClock {
         if j.in_fluid {
             let user = &mut self.users[u as usize];
             user.fluid.remove(j.d_user, job);
-            user.live_fluid.remove(&(VirtualTime(j.d_user), job));
+            user.live_fluid.remove(&(Key(j.d_user), job));
             // Same virtual start, new size; never behind what the user has already received.
             let (old_size, size) = (j.work - j.served, (work - j.served).max(0.0));
             let d_user = (j.d_user - old_size + size).max(user.v_user);
             user.fluid.insert(d_user, job, size);
-            user.live_fluid.insert((VirtualTime(d_user), job));
+            user.live_fluid.insert((Key(d_user), job));
             let old_end = user.v_end;
             user.v_end += (size - old_size) / user.weight;
             let rec = self.jobs.get_mut(&job).expect("checked");
@@ -526,10 +521,10 @@ impl UwfqClock {
             self.wake(u, now, weight);
             self.sync_user(u);
             let user = &mut self.users[u as usize];
-            user.outlived.remove(&(VirtualTime(j.frozen), job));
+            user.outlived.remove(&(Key(j.frozen), job));
             let d_user = user.v_user + extra;
             user.fluid.insert(d_user, job, extra);
-            user.live_fluid.insert((VirtualTime(d_user), job));
+            user.live_fluid.insert((Key(d_user), job));
             let old_end = user.v_end;
             user.v_end += extra / user.weight;
             let rec = self.jobs.get_mut(&job).expect("checked");
@@ -552,10 +547,10 @@ impl UwfqClock {
         let (u, in_fluid, d_user, frozen) = (j.user, j.in_fluid, j.d_user, j.frozen);
         let user = &mut self.users[u as usize];
         if in_fluid {
-            user.live_fluid.remove(&(VirtualTime(d_user), job));
+            user.live_fluid.remove(&(Key(d_user), job));
             self.jobs.get_mut(&job).expect("checked").live = false;
         } else {
-            user.outlived.remove(&(VirtualTime(frozen), job));
+            user.outlived.remove(&(Key(frozen), job));
             self.jobs.remove(&job);
         }
         self.refresh_head(u);
@@ -581,35 +576,33 @@ impl UwfqClock {
         match after {
             None => {}
             Some((k, job, false)) => {
-                if let Some(&(VirtualTime(k2), j2)) =
-                    user.outlived.range((Excluded((VirtualTime(k), job)), Unbounded)).next()
-                {
+                if let Some(&(Key(k2), j2)) = user.outlived.range((Excluded((Key(k), job)), Unbounded)).next() {
                     return Some((k2, j2, false));
                 }
-                return user.live_fluid.first().map(|&(VirtualTime(d), j)| (d, j, true));
+                return user.live_fluid.first().map(|&(Key(d), j)| (d, j, true));
             }
             Some((d, job, true)) => {
                 return user
                     .live_fluid
-                    .range((Excluded((VirtualTime(d), job)), Unbounded))
+                    .range((Excluded((Key(d), job)), Unbounded))
                     .next()
-                    .map(|&(VirtualTime(d2), j2)| (d2, j2, true));
+                    .map(|&(Key(d2), j2)| (d2, j2, true));
             }
         }
-        if let Some(&(VirtualTime(k), j)) = user.outlived.first() {
+        if let Some(&(Key(k), j)) = user.outlived.first() {
             return Some((k, j, false));
         }
-        user.live_fluid.first().map(|&(VirtualTime(d), j)| (d, j, true))
+        user.live_fluid.first().map(|&(Key(d), j)| (d, j, true))
     }
 }
 
 /// Iterator over live jobs in UWFQ order; see [`UwfqClock::order`].
 pub struct Order<'a> {
     clock: &'a UwfqClock,
-    heads: std::collections::btree_set::Iter<'a, (VirtualTime, UserIdx)>,
+    heads: std::collections::btree_set::Iter<'a, (Key, UserIdx)>,
     pending_head: Option<(f64, UserIdx)>,
     /// Opened users by the deadline of their next job: `(deadline, user, cursor)`.
-    heap: BinaryHeap<Reverse<(VirtualTime, UserIdx, Cursor)>>,
+    heap: BinaryHeap<Reverse<(Key, UserIdx, Cursor)>>,
 }
 
 /// Position in one user's order: `(key, job, in_fluid)` where key is the frozen deadline for
@@ -646,13 +639,13 @@ impl<'a> Iterator for Order<'a> {
 
     fn next(&mut self) -> Option<(JobId, f64)> {
         if self.pending_head.is_none() {
-            self.pending_head = self.heads.next().map(|&(VirtualTime(k), u)| (k, u));
+            self.pending_head = self.heads.next().map(|&(Key(k), u)| (k, u));
         }
         let take_head = match (self.pending_head, self.heap.peek()) {
             (None, None) => return None,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (Some((k, u)), Some(Reverse((VirtualTime(hk), hu, _)))) => (VirtualTime(k), u) < (VirtualTime(*hk), *hu),
+            (Some((k, u)), Some(Reverse((Key(hk), hu, _)))) => (Key(k), u) < (Key(*hk), *hu),
         };
         let (u, cursor) = if take_head {
             let (_, u) = self.pending_head.take().expect("checked");
@@ -664,7 +657,7 @@ impl<'a> Iterator for Order<'a> {
         let deadline = self.deadline_of(u, cursor);
         if let Some(next) = self.clock.next_in_user(u, Some(cursor)) {
             let d = self.deadline_of(u, next);
-            self.heap.push(Reverse((VirtualTime(d), u, Cursor(next.0, next.1, next.2))));
+            self.heap.push(Reverse((Key(d), u, Cursor(next.0, next.1, next.2))));
         }
         Some((cursor.1, deadline))
     }

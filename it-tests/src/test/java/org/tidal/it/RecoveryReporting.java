@@ -1,14 +1,72 @@
 package org.tidal.it;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 
 /** The facts and checks the restart and failover tests share about one RM change. */
 final class RecoveryReporting {
   private RecoveryReporting() {}
+
+  /**
+   * When the work did not finish after an RM change: what the new RM's scheduler believes, so that
+   * a stall can be told apart (asks the core never got, room it thinks is taken, or a queue it
+   * holds back). Before the applications are collected, while the stalled state is still there.
+   */
+  static void printStall(RecoveryHarness cluster, SchedulerUnderTest scheduler) {
+    ResourceManager rm = cluster.activeRm();
+    if (rm == null) {
+      System.out.println("Stalled: no active RM");
+      return;
+    }
+    AbstractYarnScheduler<?, ?> yarn = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
+    for (RMApp app : rm.getRMContext().getRMApps().values()) {
+      RMAppAttempt attempt = app.getCurrentAppAttempt();
+      SchedulerApplicationAttempt held =
+          attempt == null ? null : yarn.getApplicationAttempt(attempt.getAppAttemptId());
+      int asked = 0;
+      if (held != null) {
+        for (ResourceRequest r : held.getAppSchedulingInfo().getAllResourceRequests()) {
+          if (ResourceRequest.ANY.equals(r.getResourceName())) {
+            asked += r.getNumContainers();
+          }
+        }
+      }
+      System.out.printf(
+          "Stalled: %s %s, YARN's attempt %s: %d live containers, %d containers asked for%n",
+          app.getApplicationId(),
+          app.getState(),
+          held == null ? "none" : held.getApplicationAttemptId(),
+          held == null ? 0 : held.getLiveContainers().size(),
+          asked);
+    }
+    for (RMNode node : rm.getRMContext().getRMNodes().values()) {
+      SchedulerNode held = yarn.getSchedulerNode(node.getNodeID());
+      System.out.printf(
+          "Stalled: node %s %s, YARN's free %s%n",
+          node.getNodeID(),
+          node.getState(),
+          held == null ? "unknown" : held.getAvailableResource());
+    }
+    if (scheduler == SchedulerUnderTest.TIDAL) {
+      try {
+        System.out.println("Stalled: Tidal status " + TidalRest.of(rm).queues());
+      } catch (IOException | RuntimeException e) {
+        System.out.println("Stalled: Tidal status unavailable: " + e);
+      }
+    }
+  }
 
   /** The timeline of {@code s} and what became of the containers running when it began. */
   static void switchFacts(

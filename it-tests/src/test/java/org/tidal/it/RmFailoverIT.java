@@ -79,6 +79,9 @@ public class RmFailoverIT {
           after = QueueSnapshot.awaitSame(cluster::tidalRest, before, 40);
         }
         boolean finished = work.awaitFinished(240, 20);
+        if (!finished) {
+          RecoveryReporting.printStall(cluster, scheduler);
+        }
         work.collect();
 
         List<String> facts = new ArrayList<>();

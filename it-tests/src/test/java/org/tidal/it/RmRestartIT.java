@@ -37,7 +37,13 @@ public class RmRestartIT {
 
   static final long MAP_MILLIS = 8000;
   static final int TEZ_PRODUCERS = 3;
+
+  /**
+   * Long enough that the DAG still runs when the MapReduce AMs, which start slower on a loaded
+   * machine, have their first maps: 20 s producers sometimes finished before that.
+   */
   static final long TEZ_PRODUCER_MILLIS = 20000;
+
   static final long TEZ_CONSUMER_MILLIS = 1000;
 
   @Parameters(name = "{0}")
@@ -88,6 +94,9 @@ public class RmRestartIT {
           after = QueueSnapshot.awaitSame(cluster::tidalRest, before, 40);
         }
         boolean finished = work.awaitFinished(240, 20);
+        if (!finished) {
+          RecoveryReporting.printStall(cluster, scheduler);
+        }
         work.collect();
 
         List<String> facts = new ArrayList<>();

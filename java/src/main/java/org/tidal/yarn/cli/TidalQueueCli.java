@@ -335,8 +335,7 @@ public class TidalQueueCli extends Configured implements Tool {
 
   /** Base URLs to try, in order: the configured host, or each ResourceManager's. */
   public static List<String> endpoints(Configuration conf) {
-    String address =
-        conf.getTrimmed(TidalScheduler.REST_ADDRESS, TidalScheduler.DEFAULT_REST_ADDRESS);
+    String address = TidalScheduler.restAddress(conf);
     int colon = address.lastIndexOf(':');
     String host = colon < 0 ? address : address.substring(0, colon);
     int port = TidalScheduler.DEFAULT_REST_PORT;

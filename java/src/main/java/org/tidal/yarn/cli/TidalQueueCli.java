@@ -39,9 +39,11 @@ import org.tidal.yarn.TidalScheduler;
  *   -unregister &lt;queue&gt;    remove a queue you registered
  * </pre>
  *
- * The endpoint is {@code tidal.rest.address}; when that binds a wildcard address the host is {@code
- * yarn.resourcemanager.hostname} (with RM HA, each RM's in turn, since only the active one serves).
- * The caller is the current Hadoop user, sent as {@code user.name}.
+ * The endpoint is {@code tidal.rest.address}, or else the host of {@code
+ * yarn.resourcemanager.webapp.address} (see {@link TidalScheduler#restAddress}); when that is a
+ * wildcard address the host is {@code yarn.resourcemanager.hostname} (with RM HA, each RM's in
+ * turn, since only the active one serves). The caller is the current Hadoop user, sent as {@code
+ * user.name}.
  *
  * <p>Exit codes: 0 done, 1 refused by the scheduler or endpoint unreachable, 2 bad usage.
  */

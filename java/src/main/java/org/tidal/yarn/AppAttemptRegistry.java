@@ -263,7 +263,7 @@ final class AppAttemptRegistry {
   String setHints(ApplicationAttemptId attemptId, String hintsJson) {
     Long key = attemptKeys.get(attemptId);
     if (key == null) {
-      throw new TidalException(
+      throw new TidalNotFoundException(
           "unknown application attempt "
               + attemptId
               + ": it is not scheduled (finished, or not yet added)");
@@ -278,9 +278,26 @@ final class AppAttemptRegistry {
       String message =
           String.valueOf(e.getMessage())
               .replace("application " + key + ":", attemptId.getApplicationId() + ":");
-      throw new TidalException(message);
+      throw sameKind(e, message);
     }
     LOG.debug("Hints of " + attemptId + " accepted: " + reply);
     return reply;
+  }
+
+  /** {@code e}'s kind of refusal, which callers map to a status, with another message. */
+  private static TidalException sameKind(TidalException e, String message) {
+    if (e instanceof TidalInvalidInputException) {
+      return new TidalInvalidInputException(message);
+    }
+    if (e instanceof TidalNotFoundException) {
+      return new TidalNotFoundException(message);
+    }
+    if (e instanceof TidalConflictException) {
+      return new TidalConflictException(message);
+    }
+    if (e instanceof TidalForbiddenException) {
+      return new TidalForbiddenException(message);
+    }
+    return new TidalException(message);
   }
 }

@@ -1,10 +1,24 @@
 package org.tidal.yarn;
 
+import com.sun.jersey.spi.resource.Singleton;
 import java.io.IOException;
+import javax.servlet.ServletContext;
+import javax.servlet.http.HttpServletRequest;
+import javax.ws.rs.Consumes;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.SecurityUtil;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.UserGroupInformation.AuthenticationMethod;
+import org.apache.hadoop.security.authentication.server.PseudoAuthenticationHandler;
 import org.apache.hadoop.security.authorize.AccessControlList;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.codehaus.jackson.JsonNode;
@@ -15,26 +29,38 @@ import org.codehaus.jackson.node.ObjectNode;
  * The REST endpoint's queues: every queue's or one queue's status, and queues registered and
  * unregistered at run time.
  *
- * <p>Queue changes identify the caller the way Hadoop's pseudo authentication does ({@value
- * RestRequest#USER_PARAM}), so they are refused when Kerberos is on: the endpoint cannot check a
- * SPNEGO ticket.
+ * <p>Who changes a queue is the user Hadoop's authentication filter established ({@value
+ * RestInput#USER_PARAM} under simple authentication, SPNEGO under Kerberos, {@code doAs} for proxy
+ * users); {@link #caller} is the one place that takes it. Status reads are open, as the RM's own.
  */
-final class QueueResource {
+@Path("queues")
+@Singleton
+@Produces(MediaType.APPLICATION_JSON)
+public final class QueueResource {
   /** A queue definition is a few hundred bytes; the limit only stops abuse. */
   static final int MAX_QUEUE_BODY_BYTES = 64 * 1024;
 
+  private static final String HTTP_AUTH_TYPE = "hadoop.http.authentication.type";
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private final QueueManager queues;
   private final CoreInstance core;
-  private final boolean simpleAuth;
+  private final String unverifiedCallers;
   private final boolean aclsEnabled;
   private final AccessControlList adminAcl;
+
+  /** Jersey's constructor: the scheduler's parts come from the server's servlet context. */
+  public QueueResource(@Context ServletContext context) {
+    this(
+        TidalRestServer.part(context, QueueManager.class),
+        TidalRestServer.part(context, CoreInstance.class),
+        TidalRestServer.part(context, Configuration.class));
+  }
 
   QueueResource(QueueManager queues, CoreInstance core, Configuration conf) {
     this.queues = queues;
     this.core = core;
-    this.simpleAuth = SecurityUtil.getAuthenticationMethod(conf) == AuthenticationMethod.SIMPLE;
+    this.unverifiedCallers = unverifiedCallers(conf);
     this.aclsEnabled =
         conf.getBoolean(
             YarnConfiguration.YARN_ACL_ENABLE, YarnConfiguration.DEFAULT_YARN_ACL_ENABLE);
@@ -43,29 +69,63 @@ final class QueueResource {
             conf.get(YarnConfiguration.YARN_ADMIN_ACL, YarnConfiguration.DEFAULT_YARN_ADMIN_ACL));
   }
 
+  /**
+   * Why callers' names cannot be trusted for queue changes, or null when they can: a cluster that
+   * authenticates RPC by Kerberos but HTTP by the unverified {@value RestInput#USER_PARAM} would
+   * let anyone act as anyone.
+   */
+  private static String unverifiedCallers(Configuration conf) {
+    String httpAuth = conf.getTrimmed(HTTP_AUTH_TYPE, PseudoAuthenticationHandler.TYPE);
+    if (SecurityUtil.getAuthenticationMethod(conf) != AuthenticationMethod.SIMPLE
+        && PseudoAuthenticationHandler.TYPE.equals(httpAuth)) {
+      return "hadoop.security.authentication is not simple but "
+          + HTTP_AUTH_TYPE
+          + " is simple, so "
+          + RestInput.USER_PARAM
+          + " is unverified. Set "
+          + HTTP_AUTH_TYPE
+          + "=kerberos, or change queues in the allocation file and run yarn rmadmin"
+          + " -refreshQueues.";
+    }
+    return null;
+  }
+
   /** Who may change queues, for the endpoint's start-up line. */
-  String accessSummary() {
+  static String accessSummary(Configuration conf) {
+    String refusal = unverifiedCallers(conf);
+    boolean acls =
+        conf.getBoolean(
+            YarnConfiguration.YARN_ACL_ENABLE, YarnConfiguration.DEFAULT_YARN_ACL_ENABLE);
     return "queue changes: "
-        + (simpleAuth
-            ? "simple authentication by " + RestRequest.USER_PARAM
-            : "refused, Kerberos is on and SPNEGO is not supported")
+        + (refusal == null
+            ? conf.getTrimmed(HTTP_AUTH_TYPE, PseudoAuthenticationHandler.TYPE) + " authentication"
+            : "refused, " + HTTP_AUTH_TYPE + " is simple on a secure cluster")
         + "; administrators: "
-        + (aclsEnabled
-            ? YarnConfiguration.YARN_ADMIN_ACL + "=" + adminAcl.getAclString()
+        + (acls
+            ? YarnConfiguration.YARN_ADMIN_ACL
+                + "="
+                + conf.get(
+                    YarnConfiguration.YARN_ADMIN_ACL, YarnConfiguration.DEFAULT_YARN_ADMIN_ACL)
             : "none, " + YarnConfiguration.YARN_ACL_ENABLE + " is false");
   }
 
   /** GET queues. */
-  RestReply list() throws IOException {
-    return new RestReply(200, MAPPER.writeValueAsString(status()), "queue status");
+  @GET
+  public Response list(@Context HttpServletRequest request) throws IOException {
+    RestAuditFilter.outcome(request, "queue status");
+    return Response.ok(MAPPER.writeValueAsString(status())).build();
   }
 
   /** GET queues/{name}. */
-  RestReply get(String name) throws RestException, IOException {
+  @GET
+  @Path("{queue}")
+  public Response get(@Context HttpServletRequest request, @PathParam("queue") String name)
+      throws RestException, IOException {
     String fullName = QueueManager.fullName(name);
     for (JsonNode queue : status().path("queues")) {
       if (fullName.equals(queue.path("name").getTextValue())) {
-        return new RestReply(200, MAPPER.writeValueAsString(queue), "status of " + fullName);
+        RestAuditFilter.outcome(request, "status of " + fullName);
+        return Response.ok(MAPPER.writeValueAsString(queue)).build();
       }
     }
     throw new RestException(404, "unknown queue '" + fullName + "'");
@@ -94,82 +154,69 @@ final class QueueResource {
    * POST queues: registers the queue the body defines (a &lt;queue&gt; element). 201 with its
    * location when admitted, 409 with the core's verdict when admission rejects it.
    */
-  RestReply register(RestRequest request) throws RestException, IOException {
+  @POST
+  @Consumes({MediaType.APPLICATION_XML, MediaType.TEXT_XML})
+  public Response register(@Context HttpServletRequest request) throws RestException, IOException {
     String user = caller(request);
-    request.requireContentType("application/xml", "text/xml");
-    String xml = request.body(MAX_QUEUE_BODY_BYTES);
-    String verdict;
-    try {
-      verdict = queues.register(xml, user, isAdmin(user));
-    } catch (TidalPanicException e) {
-      throw e;
-    } catch (TidalException e) {
-      throw queueError(e);
-    }
+    String xml = RestInput.body(request, MAX_QUEUE_BODY_BYTES);
+    String verdict = queues.register(xml, user, isAdmin(user));
     JsonNode node = MAPPER.readTree(verdict);
     String queue = node.path("queue").getTextValue();
-    String admissionClass = node.path("class").getTextValue();
-    String outcome =
-        "queue " + queue + " " + admissionClass + ": " + node.path("reason").getTextValue();
+    RestAuditFilter.outcome(
+        request,
+        "queue "
+            + queue
+            + " "
+            + node.path("class").getTextValue()
+            + ": "
+            + node.path("reason").getTextValue());
     if (!node.path("admitted").getBooleanValue()) {
-      return new RestReply(409, verdict, outcome);
+      return Response.status(409).entity(verdict).build();
     }
-    return new RestReply(201, verdict, outcome)
-        .header("Location", TidalRestServer.PREFIX + "/queues/" + queue);
+    return Response.status(201)
+        .entity(verdict)
+        .header("Location", TidalRestServer.PREFIX + "/queues/" + queue)
+        .build();
   }
 
   /** DELETE queues/{name}: unregisters a queue registered at run time. */
-  RestReply unregister(RestRequest request, String name) throws RestException {
+  @DELETE
+  @Path("{queue}")
+  public Response unregister(@Context HttpServletRequest request, @PathParam("queue") String name)
+      throws RestException {
     String user = caller(request);
     String fullName = QueueManager.fullName(name);
-    try {
-      queues.unregister(fullName, user, isAdmin(user));
-    } catch (TidalPanicException e) {
-      throw e;
-    } catch (TidalException e) {
-      throw queueError(e);
-    }
+    queues.unregister(fullName, user, isAdmin(user));
     ObjectNode body = MAPPER.createObjectNode();
     body.put("queue", fullName);
     body.put("unregistered", true);
-    return new RestReply(200, body.toString(), "queue " + fullName + " unregistered");
+    RestAuditFilter.outcome(request, "queue " + fullName + " unregistered");
+    return Response.ok(body.toString()).build();
   }
 
   /**
-   * Maps the core's refusal of a queue change to an HTTP status by its exception class, which the
-   * bridge picks from the kind of the core's error.
+   * The caller of a queue change, as the authentication filter established it: 401 when there is
+   * none, 501 when this cluster's HTTP authentication cannot be trusted for changes.
    */
-  static RestException queueError(TidalException e) {
-    String message = e.getMessage() == null ? "refused" : e.getMessage();
-    int status;
-    if (e instanceof TidalForbiddenException) {
-      status = 403;
-    } else if (e instanceof TidalConflictException) {
-      status = 409;
-    } else if (e instanceof TidalNotFoundException) {
-      status = 404;
-    } else if (e instanceof TidalInvalidInputException) {
-      status = 400;
-    } else {
-      // A failure of the bridge itself, or a scheduler already stopped.
-      status = 503;
-    }
-    return new RestException(status, message);
-  }
-
-  /** The caller of a queue change, which needs simple authentication. */
-  private String caller(RestRequest request) throws RestException {
-    if (!simpleAuth) {
+  private String caller(HttpServletRequest request) throws RestException {
+    if (unverifiedCallers != null) {
       throw new RestException(
-          501,
-          "Queue changes over this endpoint need simple "
-              + "authentication ("
-              + RestRequest.USER_PARAM
-              + "); hadoop.security.authentication is not simple "
-              + "and SPNEGO (Kerberos) is not supported by the Tidal endpoint yet. Change queues "
-              + "in the allocation file and run yarn rmadmin -refreshQueues instead.");
+          501, "Queue changes over this endpoint are off: " + unverifiedCallers);
     }
-    return request.pseudoUser();
+    String user = request.getRemoteUser();
+    if (user == null) {
+      throw new RestException(
+              401,
+              "missing "
+                  + RestInput.USER_PARAM
+                  + " query parameter (simple authentication): add ?"
+                  + RestInput.USER_PARAM
+                  + "=<your user name>")
+          .header("WWW-Authenticate", "PseudoAuth");
+    }
+    RestInput.checkUserName(user);
+    RestAuditFilter.identify(request, user);
+    return user;
   }
 
   /**

@@ -1,26 +1,31 @@
 package org.tidal.yarn;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
+import com.sun.jersey.api.core.ClassNamesResourceConfig;
+import com.sun.jersey.spi.container.servlet.ServletContainer;
+import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.net.URI;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import javax.servlet.ServletContext;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.http.HttpServer2;
 import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.security.authentication.server.KerberosAuthenticationHandler;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.security.http.RMAuthenticationFilterInitializer;
+import org.mortbay.jetty.Connector;
+import org.mortbay.jetty.nio.SelectChannelConnector;
+import org.mortbay.jetty.servlet.ServletHolder;
 
 /**
- * Serves the scheduler's own HTTP endpoint (JDK built-in server, so the jar needs no web
- * framework): binds it, runs its threads, routes each request to its resource, turns whatever fails
- * into a JSON error reply and writes each request's audit line.
+ * Serves the scheduler's own REST endpoint on Hadoop's web stack, as the RM serves its own: an
+ * {@link HttpServer2} (Jetty) running this package's Jersey resources, with the RM's authentication
+ * filter in front of the queue paths.
  *
  * <pre>
  *   GET    /ws/v1/tidal/queues                     every queue's class, burst state, shares
@@ -31,23 +36,50 @@ import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
  *                                                  header X-Tidal-AMRM-Token
  * </pre>
  *
- * <p>{@link QueueResource} serves the queues and {@link HintsResource} the hints. Errors reach the
- * client as {@code {"status":..,"message":..}}; stack traces stay in the RM log.
+ * <p>{@link QueueResource} serves the queues and {@link HintsResource} the hints; {@link
+ * RestErrorMapper} turns whatever fails into {@code {"status":..,"message":..}} and {@link
+ * RestAuditFilter} writes each request's audit line.
+ *
+ * <p>Authentication is Hadoop's ({@code hadoop.http.authentication.*}, through the RM's {@link
+ * RMAuthenticationFilterInitializer}: simple with {@code user.name}, or Kerberos SPNEGO, and proxy
+ * users by {@code doAs} under {@code hadoop.proxyuser.*}). The hints path is outside it: an AM
+ * proves itself with its AMRM token, which works under both.
+ *
+ * <p>Jetty's connector parses request headers without holding a thread, closes connections idle for
+ * {@value TidalScheduler#REST_IDLE_TIMEOUT_MS} (reads and writes alike), and sheds idle connections
+ * sooner beyond {@value TidalScheduler#REST_LOW_RESOURCES_CONNECTIONS}; at most {@value
+ * TidalScheduler#REST_MAX_THREADS} threads serve requests.
  */
 final class TidalRestServer {
   static final String PREFIX = "/ws/v1/tidal";
 
-  private static final int THREADS = 4;
-  private static final String INTERNAL_ERROR =
-      "internal error in the Tidal scheduler; see the ResourceManager log";
+  /** The paths the authentication filter guards: the queues, not the AMRM-token hints. */
+  private static final String[] AUTHENTICATED_PATHS = {PREFIX + "/queues/*"};
+
+  /** The resources and providers Jersey serves. */
+  private static final Class<?>[] JERSEY_CLASSES = {
+    QueueResource.class, HintsResource.class, RestErrorMapper.class
+  };
+
+  private static final String AUTH_TYPE = "hadoop.http.authentication.type";
+  private static final String AUTH_KEYTAB = "hadoop.http.authentication.kerberos.keytab";
+
+  /** Jetty's minimum: the selector keeps one thread, and requests need at least one more. */
+  private static final int MIN_THREADS = 2;
 
   private static final Log LOG = LogFactory.getLog(TidalRestServer.class);
 
   private final InetSocketAddress requested;
-  private final QueueResource queues;
-  private final HintsResource hints;
-  private HttpServer server;
-  private ExecutorService executor;
+  private final Configuration conf;
+  private final int idleTimeoutMs;
+  private final int maxThreads;
+  private final int lowResourcesConnections;
+  private final int lowResourcesIdleTimeoutMs;
+
+  /** What the resources serve, by type name: see {@link #part}. */
+  private final Map<String, Object> parts = new HashMap<String, Object>();
+
+  private HttpServer2 http;
 
   TidalRestServer(
       QueueManager queues,
@@ -57,32 +89,106 @@ final class TidalRestServer {
       Configuration conf) {
     this.requested =
         NetUtils.createSocketAddr(
-            conf.getTrimmed(TidalScheduler.REST_ADDRESS, TidalScheduler.DEFAULT_REST_ADDRESS),
+            TidalScheduler.restAddress(conf),
             TidalScheduler.DEFAULT_REST_PORT,
             TidalScheduler.REST_ADDRESS);
-    this.queues = new QueueResource(queues, core, conf);
-    this.hints = new HintsResource(attempts, rmContext);
+    this.conf = conf;
+    this.idleTimeoutMs =
+        positive(
+            conf, TidalScheduler.REST_IDLE_TIMEOUT_MS, TidalScheduler.DEFAULT_REST_IDLE_TIMEOUT_MS);
+    this.maxThreads =
+        positive(conf, TidalScheduler.REST_MAX_THREADS, TidalScheduler.DEFAULT_REST_MAX_THREADS);
+    if (maxThreads < MIN_THREADS) {
+      throw new IllegalArgumentException(
+          TidalScheduler.REST_MAX_THREADS
+              + " is "
+              + maxThreads
+              + "; it must be at least "
+              + MIN_THREADS);
+    }
+    this.lowResourcesConnections =
+        positive(
+            conf,
+            TidalScheduler.REST_LOW_RESOURCES_CONNECTIONS,
+            TidalScheduler.DEFAULT_REST_LOW_RESOURCES_CONNECTIONS);
+    this.lowResourcesIdleTimeoutMs =
+        positive(
+            conf,
+            TidalScheduler.REST_LOW_RESOURCES_IDLE_TIMEOUT_MS,
+            TidalScheduler.DEFAULT_REST_LOW_RESOURCES_IDLE_TIMEOUT_MS);
+    if (KerberosAuthenticationHandler.TYPE.equals(conf.getTrimmed(AUTH_TYPE))) {
+      // Jetty would only report a filter that failed to start.
+      String keytab = conf.getTrimmed(AUTH_KEYTAB, "");
+      if (!new File(keytab).canRead()) {
+        throw new IllegalArgumentException(
+            AUTH_TYPE
+                + " is kerberos but "
+                + AUTH_KEYTAB
+                + " ('"
+                + keytab
+                + "') is not a readable file: the REST endpoint needs the HTTP principal's keytab");
+      }
+    }
+    parts.put(QueueManager.class.getName(), queues);
+    parts.put(AppAttemptRegistry.class.getName(), attempts);
+    parts.put(CoreInstance.class.getName(), core);
+    parts.put(RMContext.class.getName(), rmContext);
+    parts.put(Configuration.class.getName(), conf);
+  }
+
+  private static int positive(Configuration conf, String key, int defaultValue) {
+    int value;
+    try {
+      value = conf.getInt(key, defaultValue);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " is not a number: " + conf.get(key), e);
+    }
+    if (value <= 0) {
+      throw new IllegalArgumentException(key + " is " + value + "; it must be positive");
+    }
+    return value;
   }
 
   void start() throws IOException {
-    final AtomicInteger threadNumber = new AtomicInteger();
-    executor =
-        Executors.newFixedThreadPool(
-            THREADS,
-            new ThreadFactory() {
-              @Override
-              public Thread newThread(Runnable r) {
-                Thread t = new Thread(r, "tidal-rest-" + threadNumber.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-              }
-            });
+    // The endpoint authenticates with the RM's filter alone: the RM's static-user filter would
+    // name every anonymous caller, and other initializers belong to the RM's own web app.
+    Configuration serverConf = new Configuration(conf);
+    serverConf.set(
+        "hadoop.http.filter.initializers", RMAuthenticationFilterInitializer.class.getName());
+    HttpServer2 server =
+        new HttpServer2.Builder()
+            .setName("tidal")
+            .addEndpoint(URI.create("http://" + NetUtils.getHostPortString(requested)))
+            .setFindPort(false)
+            .setConf(serverConf)
+            .setPathSpec(AUTHENTICATED_PATHS)
+            .build();
+    server.setThreads(MIN_THREADS, maxThreads);
+    for (Connector connector : server.getWebAppContext().getServer().getConnectors()) {
+      connector.setMaxIdleTime(idleTimeoutMs);
+      if (connector instanceof SelectChannelConnector) {
+        SelectChannelConnector select = (SelectChannelConnector) connector;
+        select.setLowResourcesConnections(lowResourcesConnections);
+        select.setLowResourceMaxIdleTime(lowResourcesIdleTimeoutMs);
+      }
+    }
+    // Jersey builds the resources; they find the scheduler's parts here, as Hadoop's own do.
+    for (Map.Entry<String, Object> part : parts.entrySet()) {
+      server.setAttribute(part.getKey(), part.getValue());
+    }
+    HttpServer2.defineFilter(
+        server.getWebAppContext(),
+        "tidal-audit",
+        RestAuditFilter.class.getName(),
+        Collections.<String, String>emptyMap(),
+        new String[] {PREFIX + "/*"});
+    server.getWebAppContext().addServlet(jersey(), PREFIX + "/*");
     try {
-      server = HttpServer.create(requested, 64);
+      server.start();
     } catch (IOException e) {
-      executor.shutdownNow();
+      stopQuietly(server);
       throw new IOException(
-          "Cannot bind the Tidal REST endpoint to "
+          "Cannot start the Tidal REST endpoint on "
               + requested
               + " ("
               + TidalScheduler.REST_ADDRESS
@@ -90,125 +196,63 @@ final class TidalRestServer {
               + e.getMessage(),
           e);
     }
-    server.setExecutor(executor);
-    server.createContext(
-        PREFIX + "/",
-        new HttpHandler() {
-          @Override
-          public void handle(HttpExchange exchange) {
-            serve(exchange);
-          }
-        });
-    server.start();
+    http = server;
     LOG.info(
         "Tidal REST endpoint listening on http://"
             + NetUtils.getHostPortString(address())
             + PREFIX
-            + "/ ("
-            + queues.accessSummary()
+            + "/ (idle timeout "
+            + idleTimeoutMs
+            + " ms, at most "
+            + maxThreads
+            + " threads; "
+            + QueueResource.accessSummary(conf)
             + ")");
+  }
+
+  /**
+   * Jersey with this endpoint's classes named, as {@link HttpServer2#addJerseyResourcePackage}
+   * would find them by scanning their package, which Jersey 1.9's class reader cannot do once the
+   * package holds Java 8 lambdas.
+   */
+  private static ServletHolder jersey() {
+    ServletHolder jersey = new ServletHolder(ServletContainer.class);
+    jersey.setInitParameter(
+        ServletContainer.RESOURCE_CONFIG_CLASS, ClassNamesResourceConfig.class.getName());
+    StringBuilder classes = new StringBuilder();
+    for (Class<?> c : JERSEY_CLASSES) {
+      classes.append(classes.length() == 0 ? "" : ";").append(c.getName());
+    }
+    jersey.setInitParameter(ClassNamesResourceConfig.PROPERTY_CLASSNAMES, classes.toString());
+    return jersey;
   }
 
   /** The bound address (the real port when the configured one was 0). */
   InetSocketAddress address() {
-    return server.getAddress();
+    return http.getConnectorAddress(0);
   }
 
   void stop() {
-    if (server != null) {
-      server.stop(0);
-      server = null;
-    }
-    if (executor != null) {
-      executor.shutdownNow();
-      try {
-        executor.awaitTermination(5, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      executor = null;
+    if (http != null) {
+      stopQuietly(http);
+      http = null;
     }
   }
 
-  private void serve(HttpExchange exchange) {
-    String method = exchange.getRequestMethod();
-    String rawPath = exchange.getRequestURI().getRawPath();
-    RestRequest request = null;
-    RestReply reply;
+  private static void stopQuietly(HttpServer2 server) {
     try {
-      request = new RestRequest(exchange, PREFIX);
-      reply = route(request);
-    } catch (RestException e) {
-      reply = RestReply.error(e.status, e.getMessage());
-    } catch (TidalPanicException e) {
-      LOG.error("Tidal core panicked serving " + method + " " + rawPath, e);
-      reply = RestReply.error(500, INTERNAL_ERROR);
-    } catch (TidalException e) {
-      reply = RestReply.error(400, e.getMessage());
-    } catch (Throwable t) {
-      LOG.error("Failed to serve " + method + " " + rawPath, t);
-      reply = RestReply.error(500, INTERNAL_ERROR);
+      server.stop();
+    } catch (Exception e) {
+      LOG.warn("Could not stop the Tidal REST endpoint cleanly", e);
     }
-    try {
-      reply.send(exchange);
-    } catch (IOException e) {
-      LOG.info("Could not send the reply to " + method + " " + rawPath + ": " + e.getMessage());
-    } finally {
-      exchange.close();
-    }
-    LOG.info(
-        "REST "
-            + method
-            + " "
-            + rawPath
-            + " by "
-            + (request == null ? "anonymous" : request.caller())
-            + " from "
-            + addressOf(exchange)
-            + ": "
-            + reply.status
-            + " "
-            + reply.outcome);
   }
 
-  private static String addressOf(HttpExchange exchange) {
-    InetSocketAddress remote = exchange.getRemoteAddress();
-    return remote == null ? "?" : NetUtils.getHostPortString(remote);
-  }
-
-  private RestReply route(RestRequest request) throws RestException, IOException {
-    List<String> p = request.path;
-    if (!p.isEmpty() && p.get(0).equals("queues")) {
-      if (p.size() == 1) {
-        if (request.method.equals("GET")) {
-          return queues.list();
-        }
-        if (request.method.equals("POST")) {
-          return queues.register(request);
-        }
-        throw notAllowed(request, "GET, POST");
-      }
-      if (p.size() == 2) {
-        if (request.method.equals("GET")) {
-          return queues.get(p.get(1));
-        }
-        if (request.method.equals("DELETE")) {
-          return queues.unregister(request, p.get(1));
-        }
-        throw notAllowed(request, "GET, DELETE");
-      }
+  /** A part the server put in its servlet context for the resources. */
+  static <T> T part(ServletContext context, Class<T> type) {
+    Object part = context.getAttribute(type.getName());
+    if (part == null) {
+      throw new IllegalStateException(type.getName() + " is missing from the servlet context");
     }
-    if (p.size() == 3 && p.get(0).equals("apps") && p.get(2).equals("hints")) {
-      if (request.method.equals("PUT")) {
-        return hints.put(request, p.get(1));
-      }
-      throw notAllowed(request, "PUT");
-    }
-    throw new RestException(404, "no such resource: " + request.rawPath());
-  }
-
-  private static RestException notAllowed(RestRequest request, String allowed) {
-    request.replyHeader("Allow", allowed);
-    return new RestException(405, request.method + " is not allowed here; use " + allowed);
+    return type.cast(part);
   }
 }

@@ -49,6 +49,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoSchedule
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.apache.hadoop.yarn.webapp.util.WebAppUtils;
 
 /**
  * A Hadoop 2.7 ResourceManager scheduler whose decisions are made by the Rust core behind {@link
@@ -95,12 +96,40 @@ public class TidalScheduler extends FifoScheduler {
 
   /**
    * Address of the scheduler's REST endpoint (queue status and registration, AM hints). Port 0
-   * binds a free port; {@link #getRestAddress} tells which.
+   * binds a free port; {@link #getRestAddress} tells which. Unset, the endpoint binds the host of
+   * the RM's web address ({@code yarn.resourcemanager.webapp.address}) on {@link
+   * #DEFAULT_REST_PORT}: see {@link #restAddress}.
    */
   public static final String REST_ADDRESS = "tidal.rest.address";
 
   public static final int DEFAULT_REST_PORT = 8089;
-  public static final String DEFAULT_REST_ADDRESS = "0.0.0.0:" + DEFAULT_REST_PORT;
+
+  /**
+   * How long a REST connection may stay idle (nothing read or written: a stalled request, an unread
+   * reply, or keep-alive between requests) before the endpoint closes it.
+   */
+  public static final String REST_IDLE_TIMEOUT_MS = "tidal.rest.idle-timeout-ms";
+
+  public static final int DEFAULT_REST_IDLE_TIMEOUT_MS = 30000;
+
+  /** Most threads serving REST requests at once (the connection selector takes one of them). */
+  public static final String REST_MAX_THREADS = "tidal.rest.max-threads";
+
+  public static final int DEFAULT_REST_MAX_THREADS = 64;
+
+  /**
+   * Open REST connections beyond which the endpoint is short of resources and closes connections
+   * idle for {@value #REST_LOW_RESOURCES_IDLE_TIMEOUT_MS} instead.
+   */
+  public static final String REST_LOW_RESOURCES_CONNECTIONS =
+      "tidal.rest.low-resources.connections";
+
+  public static final int DEFAULT_REST_LOW_RESOURCES_CONNECTIONS = 256;
+
+  public static final String REST_LOW_RESOURCES_IDLE_TIMEOUT_MS =
+      "tidal.rest.low-resources.idle-timeout-ms";
+
+  public static final int DEFAULT_REST_LOW_RESOURCES_IDLE_TIMEOUT_MS = 5000;
 
   /** Whether the REST endpoint runs at all. */
   public static final String REST_ENABLED = "tidal.rest.enabled";
@@ -448,6 +477,27 @@ public class TidalScheduler extends FifoScheduler {
 
   // ---------------------------------------------------------------------------------------
   // Queues, REST and metrics
+
+  /**
+   * The REST endpoint's address: {@value #REST_ADDRESS}, or else the host of the RM's web address
+   * (the one its web UI and REST API listen on) with {@link #DEFAULT_REST_PORT}, so that the
+   * endpoint is reachable wherever the RM's own web services are and nowhere else.
+   */
+  public static String restAddress(Configuration conf) {
+    String configured = conf.getTrimmed(REST_ADDRESS);
+    if (configured != null && !configured.isEmpty()) {
+      return configured;
+    }
+    String web = WebAppUtils.getRMWebAppURLWithoutScheme(conf);
+    int colon = web.lastIndexOf(':');
+    String host = colon < 0 ? web : web.substring(0, colon);
+    // ${yarn.resourcemanager.hostname} stays unexpanded when that is unset: the RM's default,
+    // the wildcard, is what its web app binds then.
+    if (host.contains("${")) {
+      host = "0.0.0.0";
+    }
+    return host + ":" + DEFAULT_REST_PORT;
+  }
 
   /** Where the REST endpoint listens, or null when it is not running. */
   public InetSocketAddress getRestAddress() {

@@ -105,11 +105,11 @@ public class TestTidalRest {
   /** Each kind of refusal the bridge raises maps to its own HTTP status, whatever its wording. */
   @Test
   public void refusalsMapToStatusesByExceptionClass() {
-    assertEquals(403, QueueResource.queueError(new TidalForbiddenException("x")).status);
-    assertEquals(409, QueueResource.queueError(new TidalConflictException("x")).status);
-    assertEquals(404, QueueResource.queueError(new TidalNotFoundException("x")).status);
-    assertEquals(400, QueueResource.queueError(new TidalInvalidInputException("x")).status);
-    assertEquals(503, QueueResource.queueError(new TidalException("x")).status);
+    assertEquals(403, RestErrorMapper.status(new TidalForbiddenException("x")));
+    assertEquals(409, RestErrorMapper.status(new TidalConflictException("x")));
+    assertEquals(404, RestErrorMapper.status(new TidalNotFoundException("x")));
+    assertEquals(400, RestErrorMapper.status(new TidalInvalidInputException("x")));
+    assertEquals(503, RestErrorMapper.status(new TidalException("x")));
   }
 
   @Test(timeout = 120000)
@@ -237,7 +237,7 @@ public class TestTidalRest {
     HttpCall anonymous =
         HttpCall.request("POST", base + "/queues").body("application/xml", ADHOC_LQ).send();
     assertEquals(401, anonymous.status);
-    assertTrue(anonymous.message(), anonymous.message().contains(RestRequest.USER_PARAM));
+    assertTrue(anonymous.message(), anonymous.message().contains(RestInput.USER_PARAM));
 
     HttpCall form =
         HttpCall.request("POST", base + "/queues?user.name=alice")
@@ -296,6 +296,71 @@ public class TestTidalRest {
     } finally {
       server.stop();
     }
+  }
+
+  @Test(timeout = 120000)
+  public void proxyUsersActForOthersOnlyWhereHadoopAllowsIt() throws Exception {
+    YarnConfiguration conf = bopfConf();
+    conf.set("hadoop.proxyuser.gateway.hosts", "*");
+    conf.set("hadoop.proxyuser.gateway.users", "alice");
+    startBopf(conf);
+    HttpCall asAlice =
+        HttpCall.request("POST", base + "/queues?user.name=gateway&doAs=alice")
+            .body("application/xml", ADHOC_LQ)
+            .send();
+    assertEquals(asAlice.toString(), 201, asAlice.status);
+    JsonNode adhoc = HttpCall.request("GET", base + "/queues/adhoc").send().json();
+    assertEquals("alice", adhoc.path("owner").getTextValue());
+    // The gateway may not act for bob, and nobody else may act for anyone.
+    assertEquals(
+        403,
+        HttpCall.request("DELETE", base + "/queues/adhoc?user.name=gateway&doAs=bob")
+            .send()
+            .status);
+    assertEquals(
+        403,
+        HttpCall.request("DELETE", base + "/queues/adhoc?user.name=bob&doAs=alice").send().status);
+    assertEquals(200, HttpCall.request("GET", base + "/queues/adhoc").send().status);
+    assertEquals(
+        200,
+        HttpCall.request("DELETE", base + "/queues/adhoc?user.name=gateway&doAs=alice")
+            .send()
+            .status);
+  }
+
+  @Test(timeout = 120000)
+  public void badEndpointSettingsAreRefusedByName() throws Exception {
+    TidalScheduler scheduler = start(bopfConf());
+    String[][] bad = {
+      {TidalScheduler.REST_IDLE_TIMEOUT_MS, "0"},
+      {TidalScheduler.REST_MAX_THREADS, "1"},
+      {TidalScheduler.REST_LOW_RESOURCES_CONNECTIONS, "many"},
+      {"hadoop.http.authentication.type", "kerberos"},
+    };
+    for (String[] setting : bad) {
+      YarnConfiguration conf = new YarnConfiguration(rm.getConfig());
+      conf.set(setting[0], setting[1]);
+      try {
+        scheduler.restEndpoint().newServer(conf);
+        throw new AssertionError(setting[0] + "=" + setting[1] + " was accepted");
+      } catch (IllegalArgumentException e) {
+        String expected = setting[0].startsWith("hadoop.") ? "kerberos.keytab" : setting[0];
+        assertTrue(e.getMessage(), e.getMessage().contains(expected));
+      }
+    }
+  }
+
+  /** Unset, the endpoint's address follows the RM's web address host, on the Tidal port. */
+  @Test
+  public void defaultAddressIsTheRmWebHost() {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "10.1.2.3:8088");
+    assertEquals("10.1.2.3:" + TidalScheduler.DEFAULT_REST_PORT, TidalScheduler.restAddress(conf));
+    conf = new YarnConfiguration();
+    conf.set(YarnConfiguration.RM_HOSTNAME, "rm.example.com");
+    assertEquals("rm.example.com:8089", TidalScheduler.restAddress(conf));
+    conf.set(TidalScheduler.REST_ADDRESS, "0.0.0.0:9999");
+    assertEquals("0.0.0.0:9999", TidalScheduler.restAddress(conf));
   }
 
   @Test(timeout = 120000)

@@ -39,9 +39,11 @@ import org.tidal.yarn.TidalScheduler;
  *   -unregister &lt;queue&gt;    remove a queue you registered
  * </pre>
  *
- * The endpoint is {@code tidal.rest.address}; when that binds a wildcard address the host is {@code
- * yarn.resourcemanager.hostname} (with RM HA, each RM's in turn, since only the active one serves).
- * The caller is the current Hadoop user, sent as {@code user.name}.
+ * The endpoint is {@code tidal.rest.address}, or else the host of {@code
+ * yarn.resourcemanager.webapp.address} (see {@link TidalScheduler#restAddress}); when that is a
+ * wildcard address the host is {@code yarn.resourcemanager.hostname} (with RM HA, each RM's in
+ * turn, since only the active one serves). The caller is the current Hadoop user, sent as {@code
+ * user.name}.
  *
  * <p>Exit codes: 0 done, 1 refused by the scheduler or endpoint unreachable, 2 bad usage.
  */
@@ -335,8 +337,7 @@ public class TidalQueueCli extends Configured implements Tool {
 
   /** Base URLs to try, in order: the configured host, or each ResourceManager's. */
   public static List<String> endpoints(Configuration conf) {
-    String address =
-        conf.getTrimmed(TidalScheduler.REST_ADDRESS, TidalScheduler.DEFAULT_REST_ADDRESS);
+    String address = TidalScheduler.restAddress(conf);
     int colon = address.lastIndexOf(':');
     String host = colon < 0 ? address : address.substring(0, colon);
     int port = TidalScheduler.DEFAULT_REST_PORT;

@@ -6,6 +6,7 @@ import org.apache.hadoop.security.SecurityUtil;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.UserGroupInformation.AuthenticationMethod;
 import org.apache.hadoop.security.authorize.AccessControlList;
+import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
@@ -100,6 +101,7 @@ final class QueueResource {
     String xml = request.body(MAX_QUEUE_BODY_BYTES);
     String verdict;
     try {
+      queues.access().check(user, QueueACL.ADMINISTER_QUEUE, TidalScheduler.ROOT_QUEUE);
       verdict = queues.register(xml, user, isAdmin(user));
     } catch (TidalPanicException e) {
       throw e;
@@ -123,6 +125,7 @@ final class QueueResource {
     String user = caller(request);
     String fullName = QueueManager.fullName(name);
     try {
+      queues.access().check(user, QueueACL.ADMINISTER_QUEUE, fullName);
       queues.unregister(fullName, user, isAdmin(user));
     } catch (TidalPanicException e) {
       throw e;

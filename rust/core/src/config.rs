@@ -51,11 +51,23 @@
 //! the hints reply advise, for each stage, into how many tasks to split its estimated runtime
 //! (runtime partitioning, [`crate::uwfq::partition_count`]).
 //!
+//! Access control lists, with FairScheduler's elements and notation ([`crate::acl`]): any
+//! `<queue>` (also one registered at run time) may give `<aclSubmitApps>` and
+//! `<aclAdministerApps>`, and `<queue name="root">` gives the root's, which every queue
+//! inherits; the root takes nothing else. The core stores them; the RM shim enforces them when
+//! `yarn.acl.enable` is on (unset: everyone for the root, nobody for other queues).
+//!
+//! ```xml
+//! <queue name="root"><aclSubmitApps> </aclSubmitApps><aclAdministerApps>ops admins</aclAdministerApps></queue>
+//! <queue name="etl"><aclSubmitApps>etl,alice analysts</aclSubmitApps></queue>
+//! ```
+//!
 //! Instead of `<burst-demand>`, an LQ whose burst size varies gives
 //! `<burst-demand-distribution alpha="0.95" correlation="independent">` with one element per
 //! resource holding `<normal mean=".." std=".."/>` or `<samples>v1 v2 ..</samples>`; the
 //! α-strategy turns it into the demand admission control uses.
 
+use crate::acl::QueueAcls;
 use crate::bopf::alpha::{AlphaSpec, BurstDistribution, Correlation, ResourceDistribution};
 use crate::bopf::spec::{BurstSpec, LqSpec, QueueSpec, TqSpec, DEFAULT_CYCLES};
 use crate::error::{CoreError, Result};
@@ -190,6 +202,8 @@ pub struct QueueConfig {
     pub owner: Option<String>,
     /// Slot reservation for this queue's apps; replaces the file-wide setting.
     pub slot_reservation: Option<ReservationSettings>,
+    /// `<aclSubmitApps>` and `<aclAdministerApps>`, stored for the host to enforce.
+    pub acls: QueueAcls,
 }
 
 impl QueueConfig {
@@ -201,6 +215,7 @@ impl QueueConfig {
             kind: QueueKind::Throughput,
             owner: None,
             slot_reservation: None,
+            acls: QueueAcls::default(),
         }
     }
 
@@ -235,6 +250,8 @@ pub struct QueueFile {
     pub uwfq: crate::uwfq::UwfqSettings,
     /// Slot reservation for every queue without its own `<slot-reservation>`.
     pub slot_reservation: Option<ReservationSettings>,
+    /// The root queue's ACLs (`<queue name="root">`), which every queue inherits.
+    pub root_acls: QueueAcls,
 }
 
 impl QueueFile {
@@ -335,6 +352,8 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     let mut queues: Vec<QueueConfig> = Vec::new();
     let mut uwfq = crate::uwfq::UwfqSettings::default();
     let mut slot_reservation = None;
+    let mut root_acls = QueueAcls::default();
+    let mut root_line = None;
     for child in root.children().filter(|n| n.is_element()) {
         let line = line_of(&doc, child);
         let text = child.text().unwrap_or("").trim();
@@ -361,6 +380,12 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
                 n_min = text.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
                     CoreError::Config(format!("line {line}: n-min '{text}' is not a whole number >= 1"))
                 })?;
+            }
+            "queue" if child.attribute("name").map(full_queue_name).as_deref() == Some(ROOT) => {
+                if root_line.replace(line).is_some() {
+                    return Err(CoreError::Config(format!("line {line}: queue '{ROOT}' is declared twice")));
+                }
+                root_acls = parse_root_queue(&doc, child)?;
             }
             "queue" => queues.push(parse_queue(&doc, child)?),
             "uwfq-user-weight" | "uwfq-grace-period-sec" | "uwfq-default-task-sec" | "uwfq-target-task-sec" => {
@@ -415,7 +440,41 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
         return Err(CoreError::Config(format!("queue '{}' is declared twice", w[0])));
     }
     uwfq.validate().map_err(|e| CoreError::Config(e.to_string()))?;
-    Ok(QueueFile { policy, app_policy, n_min, queues, uwfq, slot_reservation })
+    Ok(QueueFile { policy, app_policy, n_min, queues, uwfq, slot_reservation, root_acls })
+}
+
+/// `<queue name="root">`: the root's ACLs and nothing else, since every queue is a leaf of it.
+fn parse_root_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<QueueAcls> {
+    let line = line_of(doc, node);
+    if let Some(attr) = node.attributes().find(|a| a.name() != "name") {
+        return Err(CoreError::Config(format!("line {line}: unknown attribute '{}' on <queue>", attr.name())));
+    }
+    let mut acls = QueueAcls::default();
+    for child in node.children().filter(|n| n.is_element()) {
+        let cline = line_of(doc, child);
+        match child.tag_name().name() {
+            tag if QueueAcls::ELEMENTS.contains(&tag) => parse_acl(child, cline, ROOT, &mut acls)?,
+            other => {
+                return Err(CoreError::Config(format!(
+                    "line {cline}: queue '{ROOT}': unknown element <{other}> (the root takes only <aclSubmitApps> \
+                     and <aclAdministerApps>; its queues are the other <queue> elements of <tidal>)"
+                )))
+            }
+        }
+    }
+    Ok(acls)
+}
+
+/// An `<aclSubmitApps>` or `<aclAdministerApps>` element of `queue`, into `acls`. The text is
+/// taken as written: a single space is a list (nobody), not blank.
+fn parse_acl(node: roxmltree::Node, line: u32, queue: &str, acls: &mut QueueAcls) -> Result<()> {
+    let tag = node.tag_name().name();
+    let bad = |what: String| CoreError::Config(format!("line {line}: queue '{queue}' field {tag}: {what}"));
+    if node.children().any(|n| n.is_element()) || node.attributes().len() > 0 {
+        return Err(bad("takes text only (\"users groups\"), no attributes or child elements".into()));
+    }
+    let text: String = node.children().filter_map(|n| if n.is_text() { n.text() } else { None }).collect();
+    acls.set(tag, &text).map_err(bad)
 }
 
 /// `<slot-reservation isolation-probability=".." threshold=".." prior-shape=".." min-samples=".."/>`.
@@ -575,7 +634,7 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
         .attribute("name")
         .ok_or_else(|| CoreError::Config(format!("line {line}: <queue> has no name attribute")))?;
     let name = full_queue_name(raw);
-    let leaf = &name[ROOT.len() + 1..];
+    let leaf = name.strip_prefix("root.").unwrap_or("");
     if !valid_leaf_name(leaf) {
         return Err(CoreError::Config(format!(
             "line {line}: queue name '{raw}' is invalid (use letters, digits, '_' and '-'; \
@@ -589,6 +648,7 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
     let mut demand = None;
     let mut alpha = None;
     let mut slot_reservation = None;
+    let mut acls = QueueAcls::default();
     let bad = |line: u32, field: &str, text: &str, expected: &str| {
         CoreError::Config(format!("line {line}: queue '{name}' field {field}: '{text}' is not {expected}"))
     };
@@ -628,11 +688,12 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
             "slot-reservation" => {
                 slot_reservation = Some(parse_slot_reservation(child, cline, &format!("queue '{name}'"))?)
             }
+            tag if QueueAcls::ELEMENTS.contains(&tag) => parse_acl(child, cline, &name, &mut acls)?,
             other => {
                 return Err(CoreError::Config(format!(
                     "line {cline}: queue '{name}': unknown element <{other}> (expected <weight>, <type>, \
                      <owner>, <period-sec>, <deadline-sec>, <first-burst-sec>, <cycles>, <burst-demand>, \
-                     <burst-demand-distribution> or <slot-reservation>)"
+                     <burst-demand-distribution>, <slot-reservation>, <aclSubmitApps> or <aclAdministerApps>)"
                 )))
             }
         }
@@ -666,7 +727,7 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
         }
         QueueKind::Throughput
     };
-    Ok(QueueConfig { name, weight, kind, owner, slot_reservation })
+    Ok(QueueConfig { name, weight, kind, owner, slot_reservation, acls })
 }
 
 #[cfg(test)]
@@ -764,6 +825,66 @@ mod tests {
             Some(30.0)
         );
         assert!(e("<uwfq-target-task-sec>0</uwfq-target-task-sec>").contains("target"));
+    }
+
+    #[test]
+    fn acls_of_queues_and_the_root() {
+        use crate::acl::Acl;
+        let f = parse_queue_file(
+            "<tidal>\n<queue name=\"root\"><aclSubmitApps> </aclSubmitApps>\n\
+             <aclAdministerApps>ops admins</aclAdministerApps></queue>\n\
+             <queue name=\"a\"><aclSubmitApps>alice,bob analysts</aclSubmitApps></queue>\n\
+             <queue name=\"b\"><aclAdministerApps>*</aclAdministerApps><aclSubmitApps/></queue>\n\
+             <queue name=\"c\"/></tidal>",
+        )
+        .unwrap();
+        assert_eq!(f.queues.len(), 3, "the root is not a leaf");
+        assert_eq!(f.root_acls.submit_apps.as_ref().map(Acl::to_string).as_deref(), Some(" "));
+        assert_eq!(f.root_acls.administer_apps.as_ref().map(Acl::to_string).as_deref(), Some("ops admins"));
+        assert_eq!(f.queues[0].acls.submit_apps.as_ref().map(Acl::to_string).as_deref(), Some("alice,bob analysts"));
+        assert_eq!(f.queues[0].acls.administer_apps, None);
+        assert_eq!(f.queues[1].acls.administer_apps, Some(Acl::Everyone));
+        assert_eq!(f.queues[1].acls.submit_apps, Some(Acl::nobody()));
+        assert_eq!(f.queues[2].acls, QueueAcls::default());
+        let none = parse_queue_file("<tidal><queue name=\"a\"/></tidal>").unwrap();
+        assert_eq!(none.root_acls, QueueAcls::default());
+
+        // A run-time registration carries its ACLs too, and cannot define the root.
+        let q = parse_queue_element("<queue name=\"x\"><aclAdministerApps>carol</aclAdministerApps></queue>").unwrap();
+        assert_eq!(q.acls.administer_apps.map(|a| a.to_string()).as_deref(), Some("carol "));
+        for root in ["root", "", " "] {
+            let e = parse_queue_element(&format!("<queue name=\"{root}\"><aclSubmitApps>*</aclSubmitApps></queue>"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("is invalid"), "{root:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn acl_errors_name_the_line_queue_and_field() {
+        let e = |xml: &str| parse_queue_file(xml).unwrap_err().to_string();
+        let msg = e("<tidal>\n<queue name=\"a\">\n<aclSubmitApps>alice, bob</aclSubmitApps></queue></tidal>");
+        assert!(msg.contains("line 3") && msg.contains("'root.a'") && msg.contains("field aclSubmitApps: "), "{msg}");
+        assert!(msg.contains("empty name"), "{msg}");
+        let msg = e("<tidal><queue name=\"a\"><aclAdministerApps>\n  ops\n</aclAdministerApps></queue></tidal>");
+        assert!(msg.contains("field aclAdministerApps: ") && msg.contains("one line"), "{msg}");
+        let msg = e(
+            "<tidal><queue name=\"a\"><aclSubmitApps>x</aclSubmitApps><aclSubmitApps>y</aclSubmitApps></queue></tidal>",
+        );
+        assert!(msg.contains("field aclSubmitApps: is given twice"), "{msg}");
+        let msg = e("<tidal><queue name=\"a\"><aclSubmitApps><user>x</user></aclSubmitApps></queue></tidal>");
+        assert!(msg.contains("takes text only"), "{msg}");
+        let msg =
+            e("<tidal><queue name=\"root\"><aclSubmitApps>x y z</aclSubmitApps></queue><queue name=\"a\"/></tidal>");
+        assert!(msg.contains("queue 'root' field aclSubmitApps: ") && msg.contains("'y z'"), "{msg}");
+        let msg = e("<tidal><queue name=\"root\"><weight>2</weight></queue><queue name=\"a\"/></tidal>");
+        assert!(msg.contains("queue 'root': unknown element <weight>"), "{msg}");
+        let msg = e("<tidal><queue name=\"root\"/><queue name=\"root\"/><queue name=\"a\"/></tidal>");
+        assert!(msg.contains("'root' is declared twice"), "{msg}");
+        let msg = e("<tidal><queue name=\"root\"/></tidal>");
+        assert!(msg.contains("declares no <queue>"), "{msg}");
+        let msg = e("<tidal><queue name=\"a\"><aclKillApps>x</aclKillApps></queue></tidal>");
+        assert!(msg.contains("<aclKillApps>") && msg.contains("<aclAdministerApps>"), "{msg}");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! [`policy::Policy`]. It knows nothing of JNI or Java: the RM shim and the simulator both drive
 //! it through [`scheduler::Scheduler`].
 
+pub mod acl;
 pub mod bopf;
 pub mod config;
 pub mod dag;

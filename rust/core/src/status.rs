@@ -1,5 +1,6 @@
 //! Queue status as the RM shows it (`yarn queue -status`, REST, web UI), as serialisable data.
 
+use crate::acl::QueueAcls;
 use crate::policy::BurstView;
 use crate::resource::Resources;
 use crate::scheduler::Scheduler;
@@ -52,6 +53,8 @@ pub struct QueueStatus {
     /// Slot reservation of the queue's apps that hold or held slots, with the Eq. (4)
     /// utilization bound of each.
     pub reservations: Vec<crate::holds::AppReservationView>,
+    /// The ACLs the queue's definition gives (null where it gives none).
+    pub acls: QueueAcls,
 }
 
 #[derive(Debug, Serialize)]
@@ -68,6 +71,8 @@ pub struct SchedulerStatus {
     pub apps: usize,
     /// When the scheduler next needs a call although no event arrives (scheduler ms).
     pub next_call_ms: Option<i64>,
+    /// The root's ACLs from the allocation file, which every queue inherits.
+    pub root_acls: QueueAcls,
     pub queues: Vec<QueueStatus>,
 }
 
@@ -113,6 +118,7 @@ impl SchedulerStatus {
                     long_term_share: q.long_term_dominant_share(&state.capacity, state.now_ms),
                     fair_share,
                     reservations: q.apps.iter().filter_map(|&s| scheduler.reservation_view(state.app(s).key)).collect(),
+                    acls: q.config.acls.clone(),
                 }
             })
             .collect();
@@ -126,6 +132,7 @@ impl SchedulerStatus {
             used: used.into(),
             apps: state.app_count(),
             next_call_ms: scheduler.next_call_ms(),
+            root_acls: scheduler.queue_file().root_acls.clone(),
             queues,
         }
     }

@@ -70,3 +70,39 @@ fn a_deleted_queue_with_apps_is_freed_when_its_last_app_leaves() {
     // A snapshot lists live queues only.
     assert_eq!(s.snapshot().queues.len(), 2);
 }
+
+/// The status document hosts read carries each queue's ACLs and the root's as the definitions
+/// give them (null where they give none), through a reload, a run-time registration and a
+/// restore from a snapshot.
+#[test]
+fn queue_acls_reach_the_status_through_reloads_registrations_and_restores() {
+    use tidal_core::config::parse_queue_file;
+    use tidal_core::status::SchedulerStatus;
+    let acls = |s: &Scheduler, queue: &str| -> serde_json::Value {
+        let status: serde_json::Value = serde_json::from_str(&SchedulerStatus::of(s).to_json()).unwrap();
+        if queue == "root" {
+            return status["root_acls"].clone();
+        }
+        let q = status["queues"].as_array().unwrap().iter().find(|q| q["name"] == queue).cloned();
+        q.unwrap_or_else(|| panic!("{queue} in {status}"))["acls"].clone()
+    };
+    let file = |root: &str, tq: &str| {
+        format!("<tidal><queue name=\"root\">{root}</queue><queue name=\"tq\">{tq}</queue></tidal>")
+    };
+    let xml = file("<aclSubmitApps> </aclSubmitApps>", "<aclSubmitApps>alice analysts</aclSubmitApps>");
+    let mut s = Scheduler::from_xml(&xml, Settings::default()).unwrap();
+    assert_eq!(acls(&s, "root"), serde_json::json!({"submit_apps": " ", "administer_apps": null}));
+    assert_eq!(acls(&s, "root.tq"), serde_json::json!({"submit_apps": "alice analysts", "administer_apps": null}));
+
+    let reloaded = file("<aclAdministerApps>ops</aclAdministerApps>", "");
+    s.reconfigure(parse_queue_file(&reloaded).unwrap(), Settings::default()).unwrap();
+    assert_eq!(acls(&s, "root"), serde_json::json!({"submit_apps": null, "administer_apps": "ops "}));
+    assert_eq!(acls(&s, "root.tq"), serde_json::json!({"submit_apps": null, "administer_apps": null}));
+
+    s.register_queue_xml("<queue name=\"mine\"><aclSubmitApps>bob,carol</aclSubmitApps></queue>", ALICE).unwrap();
+    let registered = serde_json::json!({"submit_apps": "bob,carol ", "administer_apps": null});
+    assert_eq!(acls(&s, "root.mine"), registered);
+    let mut restored = Scheduler::from_xml(&reloaded, Settings::default()).unwrap();
+    restored.restore_json(&s.snapshot_json()).unwrap();
+    assert_eq!(acls(&restored, "root.mine"), registered);
+}

@@ -316,6 +316,12 @@ fn shipped_example_queue_file_parses() {
     let xml = include_str!("../../../hadoop-conf/tidal-queues.xml");
     let file = tidal_core::config::parse_queue_file(xml).unwrap();
     assert!(file.queues.len() >= 2);
+    // Its ACL examples read as their comments say.
+    let acl = |a: &Option<tidal_core::acl::Acl>| a.as_ref().map(ToString::to_string);
+    assert_eq!(acl(&file.root_acls.submit_apps).as_deref(), Some(" "));
+    assert_eq!(acl(&file.root_acls.administer_apps).as_deref(), Some("yarn hadoop"));
+    let interactive = file.queues.iter().find(|q| q.name == "root.interactive").unwrap();
+    assert_eq!(acl(&interactive.acls.submit_apps).as_deref(), Some(" analysts"));
 }
 
 /// Two queues that tie on every offer take turns: a queue that keeps dropping back to a tie

@@ -10,6 +10,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
@@ -61,15 +62,18 @@ final class AppAttemptRegistry {
   }
 
   /**
-   * Accepts an application into the queue the core resolves, or rejects it with the core's reason
-   * (an unknown queue, say).
+   * Accepts an application into the queue the core resolves, or rejects it: when its user may not
+   * submit to the queue (as FairScheduler does, since the 2.7 RM leaves that check to the
+   * scheduler), or with the core's reason (an unknown queue, say).
    */
   void addApplication(
       ApplicationId applicationId, String queue, String user, boolean isAppRecovering) {
     long key = nextAppKey.getAndIncrement();
+    String requested = queue == null ? "" : queue;
     String queueName;
     try {
-      queueName = TidalNative.addApp(core.handle(), key, queue == null ? "" : queue, user);
+      queues.access().check(user, QueueACL.SUBMIT_APPLICATIONS, requested);
+      queueName = TidalNative.addApp(core.handle(), key, requested, user);
     } catch (TidalException e) {
       LOG.info(
           "Rejecting application "

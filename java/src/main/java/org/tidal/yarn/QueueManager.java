@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueState;
@@ -31,6 +32,7 @@ final class QueueManager {
   private final CoreInstance core;
   private final Configuration conf;
   private final DurableState durable;
+  private final QueueAccess access;
   private final Map<String, TidalQueue> queues = new ConcurrentHashMap<String, TidalQueue>();
   private final TidalQueue root;
 
@@ -38,12 +40,18 @@ final class QueueManager {
     this.core = core;
     this.conf = conf;
     this.durable = durable;
+    this.access = new QueueAccess(conf);
     root = new TidalQueue(this, ROOT, null, conf);
     queues.put(ROOT, root);
   }
 
   TidalQueue root() {
     return root;
+  }
+
+  /** Who may do what in which queue, as of the last {@link #syncWithCore}. */
+  QueueAccess access() {
+    return access;
   }
 
   /** "a" and "root.a" name the same queue; null and "" name the root. The core builds names. */
@@ -74,11 +82,16 @@ final class QueueManager {
     }
   }
 
-  /** Creates the Java side of every queue the core reports. */
-  void syncWithCore() throws IOException {
-    for (QueueStatus.Leaf leaf : status().queues) {
+  /**
+   * Creates the Java side of every queue the core reports and takes their ACLs. Called whenever the
+   * core's queues change; serialised so that the last call leaves the newest ACLs.
+   */
+  synchronized void syncWithCore() throws IOException {
+    QueueStatus status = status();
+    for (QueueStatus.Leaf leaf : status.queues) {
       queue(leaf.name);
     }
+    access.update(status);
   }
 
   /** The core's queue status JSON (see {@link TidalNative#queueStatusJson}). */
@@ -165,13 +178,13 @@ final class QueueManager {
     return info;
   }
 
-  /** Every user may do everything in every queue: the root's and each leaf's ACL info. */
-  List<QueueUserACLInfo> userAclInfo() {
+  /** The rights {@code user} has on the root and on each queue. */
+  List<QueueUserACLInfo> userAclInfo(UserGroupInformation user) {
     List<QueueUserACLInfo> infos = new ArrayList<QueueUserACLInfo>();
-    infos.add(TidalQueue.userAclInfo(ROOT));
+    infos.add(access.userAclInfo(ROOT, user));
     try {
       for (QueueStatus.Leaf leaf : status().queues) {
-        infos.add(TidalQueue.userAclInfo(leaf.name));
+        infos.add(access.userAclInfo(leaf.name, user));
       }
     } catch (IOException e) {
       LOG.error("Cannot read queue status: " + e.getMessage(), e);
@@ -197,7 +210,7 @@ final class QueueManager {
         throw new TidalException(
             "queue " + name + " not registered: its state cannot be stored: " + e.getMessage());
       }
-      queue(fullName(name));
+      syncWithCore();
     }
     LOG.info(
         "User "

@@ -16,10 +16,9 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.SecurityUtil;
-import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.UserGroupInformation.AuthenticationMethod;
 import org.apache.hadoop.security.authentication.server.PseudoAuthenticationHandler;
-import org.apache.hadoop.security.authorize.AccessControlList;
+import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
@@ -46,8 +45,6 @@ public final class QueueResource {
   private final QueueManager queues;
   private final CoreInstance core;
   private final String unverifiedCallers;
-  private final boolean aclsEnabled;
-  private final AccessControlList adminAcl;
 
   /** Jersey's constructor: the scheduler's parts come from the server's servlet context. */
   public QueueResource(@Context ServletContext context) {
@@ -61,12 +58,6 @@ public final class QueueResource {
     this.queues = queues;
     this.core = core;
     this.unverifiedCallers = unverifiedCallers(conf);
-    this.aclsEnabled =
-        conf.getBoolean(
-            YarnConfiguration.YARN_ACL_ENABLE, YarnConfiguration.DEFAULT_YARN_ACL_ENABLE);
-    this.adminAcl =
-        new AccessControlList(
-            conf.get(YarnConfiguration.YARN_ADMIN_ACL, YarnConfiguration.DEFAULT_YARN_ADMIN_ACL));
   }
 
   /**
@@ -158,8 +149,9 @@ public final class QueueResource {
   @Consumes({MediaType.APPLICATION_XML, MediaType.TEXT_XML})
   public Response register(@Context HttpServletRequest request) throws RestException, IOException {
     String user = caller(request);
+    queues.access().check(user, QueueACL.ADMINISTER_QUEUE, TidalScheduler.ROOT_QUEUE);
     String xml = RestInput.body(request, MAX_QUEUE_BODY_BYTES);
-    String verdict = queues.register(xml, user, isAdmin(user));
+    String verdict = queues.register(xml, user, queues.access().isAdministrator(user));
     JsonNode node = MAPPER.readTree(verdict);
     String queue = node.path("queue").getTextValue();
     RestAuditFilter.outcome(
@@ -186,7 +178,8 @@ public final class QueueResource {
       throws RestException {
     String user = caller(request);
     String fullName = QueueManager.fullName(name);
-    queues.unregister(fullName, user, isAdmin(user));
+    queues.access().check(user, QueueACL.ADMINISTER_QUEUE, fullName);
+    queues.unregister(fullName, user, queues.access().isAdministrator(user));
     ObjectNode body = MAPPER.createObjectNode();
     body.put("queue", fullName);
     body.put("unregistered", true);
@@ -217,14 +210,5 @@ public final class QueueResource {
     RestInput.checkUserName(user);
     RestAuditFilter.identify(request, user);
     return user;
-  }
-
-  /**
-   * Administrators (who may remove any user's queue) are the members of yarn.admin.acl when YARN
-   * ACLs are on. With ACLs off nobody is, so a user's queue is only ever removed by its owner;
-   * Hadoop's "ACLs off means everyone is an administrator" would make ownership moot.
-   */
-  private boolean isAdmin(String user) {
-    return aclsEnabled && adminAcl.isUserAllowed(UserGroupInformation.createRemoteUser(user));
   }
 }

@@ -11,6 +11,17 @@ import org.codehaus.jackson.map.ObjectMapper;
 final class QueueStatus {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
+  /** A queue's ACLs in Hadoop's notation, null where its definition gives none. */
+  static final class Acls {
+    final String submitApps;
+    final String administerApps;
+
+    Acls(JsonNode node) {
+      submitApps = node.path("submit_apps").getTextValue();
+      administerApps = node.path("administer_apps").getTextValue();
+    }
+  }
+
   /** One leaf queue of the snapshot. */
   static final class Leaf {
     final String name;
@@ -21,6 +32,7 @@ final class QueueStatus {
     final long usedVcores;
     final double dominantShare;
     final double fairShare;
+    final Acls acls;
 
     Leaf(JsonNode node) {
       name = node.path("name").getTextValue();
@@ -31,18 +43,21 @@ final class QueueStatus {
       usedVcores = node.path("used").path("vcores").getLongValue();
       dominantShare = node.path("dominant_share").getDoubleValue();
       fairShare = node.path("fair_share").getDoubleValue();
+      acls = new Acls(node.path("acls"));
     }
   }
 
   final String policy;
   final long clusterMemoryMb;
   final long clusterVcores;
+  final Acls rootAcls;
   final List<Leaf> queues;
 
   private QueueStatus(JsonNode root) throws IOException {
     policy = root.path("policy").getTextValue();
     clusterMemoryMb = root.path("cluster").path("memory_mb").getLongValue();
     clusterVcores = root.path("cluster").path("vcores").getLongValue();
+    rootAcls = new Acls(root.path("root_acls"));
     List<Leaf> leaves = new ArrayList<Leaf>();
     for (JsonNode node : root.path("queues")) {
       Leaf leaf = new Leaf(node);

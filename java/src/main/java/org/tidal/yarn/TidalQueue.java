@@ -1,6 +1,5 @@
 package org.tidal.yarn;
 
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
@@ -15,13 +14,11 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManage
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
-import org.apache.hadoop.yarn.util.Records;
 
 /**
  * The Hadoop-side handle of one Tidal queue: metrics and active-user bookkeeping that Hadoop's
  * application objects update. Its state and shares live in the Rust core; {@link #getQueueInfo}
- * reads them from there. Tidal queues carry no ACLs, so every user may use every queue, as with
- * Hadoop's FIFO scheduler.
+ * reads them from there. Its ACLs are answered by {@link QueueAccess}.
  */
 final class TidalQueue implements Queue {
   private final QueueManager queues;
@@ -55,19 +52,12 @@ final class TidalQueue implements Queue {
 
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo(UserGroupInformation user) {
-    return Collections.singletonList(userAclInfo(name));
-  }
-
-  static QueueUserACLInfo userAclInfo(String queueName) {
-    QueueUserACLInfo info = Records.newRecord(QueueUserACLInfo.class);
-    info.setQueueName(queueName);
-    info.setUserAcls(Arrays.asList(QueueACL.values()));
-    return info;
+    return Collections.singletonList(queues.access().userAclInfo(name, user));
   }
 
   @Override
   public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
-    return true;
+    return queues.access().hasAccess(user, acl, name);
   }
 
   @Override

@@ -523,9 +523,15 @@ public class TidalScheduler extends FifoScheduler {
     throw (E) t;
   }
 
+  /** The calling user's rights on every queue, as FairScheduler reports them. */
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {
-    return queues.userAclInfo();
+    try {
+      return queues.userAclInfo(UserGroupInformation.getCurrentUser());
+    } catch (IOException e) {
+      LOG.error("Cannot tell the calling user: " + e.getMessage(), e);
+      return Collections.emptyList();
+    }
   }
 
   @Override
@@ -533,13 +539,9 @@ public class TidalScheduler extends FifoScheduler {
     return queues.root().getMetrics();
   }
 
-  /**
-   * Tidal queues carry no ACLs (see {@link TidalQueue#hasAccess}), so the root's handle answers for
-   * every queue, as FifoScheduler's one queue does.
-   */
   @Override
   public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
-    return queues.root().hasAccess(acl, callerUGI);
+    return queues.access().hasAccess(callerUGI, acl, queueName);
   }
 
   @Override

@@ -266,6 +266,10 @@ impl Scheduler {
         for qi in order {
             self.admit(qi);
         }
+        // A run-time queue the new admission rejects is dropped, as a rejected registration is:
+        // kept, it would outlive its queue and be saved and deleted as if it were live.
+        let state = &self.state;
+        self.registered.retain(|r| state.queue_index.get(&r.config.name).is_some_and(|&qi| !state.queues[qi].retired));
         if reservations_changed {
             // Stages keep the settings they were made with: start over under the new ones.
             self.reservations.clear();

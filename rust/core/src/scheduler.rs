@@ -16,9 +16,7 @@ use crate::config::{self, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
 use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
 use crate::holds::{AppReservationView, Hold, Reservations};
-use crate::ids::{
-    AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx, MAX_ALLOCATION_ID, MAX_NODE_ID,
-};
+use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx, MAX_ALLOCATION_ID};
 use crate::policy::{self, Admission, AppPolicy, NodeOffer, Policy, QueueKey};
 use crate::request::{Ask, Placement};
 use crate::reservation::StageTask;
@@ -503,9 +501,6 @@ impl Scheduler {
     }
 
     pub fn add_node(&mut self, id: NodeId, host: LocationId, rack: LocationId, capacity: Resources) -> Result<()> {
-        if id > MAX_NODE_ID {
-            return Err(CoreError::InvalidInput(format!("node id {id} is above the supported maximum {MAX_NODE_ID}")));
-        }
         check_resources(&format!("capacity of node {id}"), &capacity)?;
         if self.state.node(id).is_some() {
             return Err(CoreError::DuplicateNode(id));

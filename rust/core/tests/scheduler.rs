@@ -347,7 +347,7 @@ fn tied_queues_take_turns() {
 
 #[test]
 fn sparse_node_ids_take_one_slot_each() {
-    use tidal_core::ids::MAX_NODE_ID;
+    const MAX_NODE_ID: u32 = u32::MAX;
     let mut s = Scheduler::from_xml("<tidal><queue name=\"a\"/></tidal>", Settings::default()).unwrap();
     let cap = Resources::new(8 * GB, 8);
     s.add_node(MAX_NODE_ID, 1, 2, cap).unwrap();

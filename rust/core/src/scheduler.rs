@@ -682,6 +682,18 @@ impl Scheduler {
         }
     }
 
+    /// Every location id the scheduler refers to (node hosts and racks, ask entries and
+    /// blacklists), sorted, without repeats. A host that interns names may give any other id to
+    /// a new name: nothing here will read it under the old one.
+    pub fn locations_in_use(&self) -> Vec<LocationId> {
+        let nodes = self.state.nodes.iter().flatten().flat_map(|n| [n.host, n.rack]);
+        let apps = self.state.apps.iter().flatten().flat_map(|a| a.asks.locations());
+        let mut ids: Vec<LocationId> = nodes.chain(apps).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
     /// Slot reservation holds on a node, oldest first.
     pub fn holds(&self, node: NodeId) -> &[Hold] {
         self.reservations.holds(node)

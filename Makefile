@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-sim clean
+.PHONY: all deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-sim fuzz clean
 
 all: build
 
@@ -66,6 +66,24 @@ bench-sim: deps
 
 bench-jni: native
 	$(MVN) -f java/pom.xml $(MVN_NATIVE) -Pbench verify
+
+# The fuzz targets of rust/fuzz under libFuzzer, FUZZ_SECONDS each (`make test` runs them for a
+# second each on random inputs). Needs a nightly toolchain; cargo-bolero is installed into
+# target/ from crates.io. Corpora and crashes stay in target/fuzz/.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= queue_file queue_element dag_hints scheduler_events
+FUZZ_TOOLS := $(CURDIR)/target/fuzz-tools
+BOLERO_VERSION := 0.13.5
+
+fuzz: deps
+	@rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
+	@test -x $(FUZZ_TOOLS)/bin/cargo-bolero || $(CARGO) install --locked --root $(FUZZ_TOOLS) \
+	  --no-default-features --features libfuzzer cargo-bolero --version $(BOLERO_VERSION)
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "== fuzzing $$t for $(FUZZ_SECONDS) s"; \
+	  PATH="$(FUZZ_TOOLS)/bin:$$PATH" $(CARGO) bolero test -p tidal-fuzz --toolchain nightly --sanitizer NONE \
+	    -T $(FUZZ_SECONDS)s --corpus-dir target/fuzz/corpus/$$t --crashes-dir target/fuzz/crashes/$$t $$t || exit 1; \
+	done
 
 clean:
 	$(CARGO) clean

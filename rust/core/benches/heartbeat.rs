@@ -7,8 +7,6 @@
 //!   that completes ten containers and starts ten.
 //! - BoPF: one allocation round over 20,000 queues (1,000 Hard LQs in a burst, 1,000 Elastic
 //!   LQs, 18,000 TQs), one app each, 10,000 nodes.
-//! - BoPF churn: the one-node case under BoPF after 100,000 LQs were registered and deleted
-//!   through the run-time queue API, which must leave no trace in the heartbeat's work.
 //!
 //! Run: `cargo bench -p tidal-core --bench heartbeat`
 
@@ -17,7 +15,6 @@ mod support;
 use criterion::{criterion_group, criterion_main, Criterion};
 use support::{ask, bopf_queues_xml, cluster, BOPF_QUEUES, NODES};
 use tidal_core::config::Settings;
-use tidal_core::scheduler::Caller;
 use tidal_core::{Resources, Scheduler};
 
 /// Steady-state heartbeats, asks topped up to `asks_per_app` after each.
@@ -47,27 +44,6 @@ fn single_node(c: &mut Criterion) {
     support::steady_heartbeats(c, "heartbeat_1_node_1_app_10_done_10_started", &mut s, 1, |_, _| {});
 }
 
-fn bopf_after_queue_churn(c: &mut Criterion) {
-    const CYCLES: u32 = 100_000;
-    let xml = "<tidal><policy>bopf</policy><queue name=\"a\"/></tidal>";
-    let mut s = Scheduler::from_xml(xml, Settings::default()).unwrap();
-    s.add_node(0, 1, 2, Resources::new(16 * 1024, 16)).unwrap();
-    s.node_heartbeat(0, 0, &[], &mut Vec::new(), 0).unwrap();
-    let admin = Caller { user: "bench", admin: true };
-    for i in 0..CYCLES {
-        let lq = format!(
-            "<queue name=\"lq{i}\"><type>lq</type><period-sec>600</period-sec><deadline-sec>60</deadline-sec>\
-             <burst-demand><vcores>60</vcores></burst-demand></queue>"
-        );
-        s.register_queue_xml(&lq, admin).unwrap();
-        s.unregister_queue(&format!("lq{i}"), admin).unwrap();
-    }
-    assert_eq!(s.state().queues.len(), 2, "deleted queues' slots are reused");
-    s.add_app(1, "a", "bench").unwrap();
-    s.update_asks(1, &[ask(i32::MAX as i64)], &[], &[]).unwrap();
-    support::steady_heartbeats(c, "heartbeat_bopf_1_node_1_app_after_100k_queue_register_delete", &mut s, 1, |_, _| {});
-}
-
 fn bopf(c: &mut Criterion) {
     let s = cluster(&bopf_queues_xml(), BOPF_QUEUES as u64, |a| format!("q{a}"), 5);
     bench_heartbeats(c, "heartbeat_bopf_20k_queues_10k_nodes", s, 5);
@@ -76,6 +52,6 @@ fn bopf(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(50);
-    targets = drf, single_node, bopf, bopf_after_queue_churn
+    targets = drf, single_node, bopf
 }
 criterion_main!(benches);

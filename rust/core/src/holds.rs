@@ -23,7 +23,7 @@ use crate::ids::{AllocationId, AppIdx, AppKey, NodeId};
 use crate::reservation::{Completion, Ended, ReservationSettings, Slot, SlotAction, StageReservation, StageTask};
 use crate::resource::Resources;
 use crate::state::{Allocation, ClusterState, Node};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use tracing::{debug, info};
 
@@ -88,12 +88,18 @@ pub struct AppReservationView {
     pub pareto_shape: Option<f64>,
 }
 
+/// The holds on one node, oldest first, and their sum.
+#[derive(Default)]
+struct NodeHolds {
+    holds: Vec<Hold>,
+    reserved: Resources,
+}
+
 #[derive(Default)]
 pub struct Reservations {
-    /// Holds by node id, oldest first.
-    nodes: Vec<Vec<Hold>>,
-    /// Sum of the holds by node id.
-    reserved: Vec<Resources>,
+    /// Nodes that have holds, by node id: an entry goes with its last hold, so the map is as
+    /// large as the nodes holding slots, whatever their ids.
+    nodes: FxHashMap<NodeId, NodeHolds>,
     apps: Vec<Option<AppReservations>>,
     /// Apps with slots to pre-reserve, in the order they started pre-reserving.
     prereserving: Vec<AppIdx>,
@@ -122,7 +128,7 @@ impl Reservations {
     /// Sum of the holds on `node`.
     #[inline]
     pub fn reserved_on(&self, node: NodeId) -> Resources {
-        self.reserved.get(node as usize).copied().unwrap_or_default()
+        self.nodes.get(&node).map_or(Resources::ZERO, |n| n.reserved)
     }
 
     /// Free space on `n` as an app without a hold there sees it; negative dimensions become
@@ -133,12 +139,12 @@ impl Reservations {
     }
 
     pub fn holds(&self, node: NodeId) -> &[Hold] {
-        self.nodes.get(node as usize).map_or(&[], |v| v.as_slice())
+        self.nodes.get(&node).map_or(&[], |n| n.holds.as_slice())
     }
 
     /// The earliest time a hold expires or a pre-reservation window closes.
     pub fn next_expiry_ms(&self) -> Option<i64> {
-        let holds = self.nodes.iter().flatten().map(|h| h.until_ms);
+        let holds = self.nodes.values().flat_map(|n| &n.holds).map(|h| h.until_ms);
         let pre = self.prereserving.iter().filter_map(|&a| Some(self.apps.get(a)?.as_ref()?.pre?.until_ms));
         holds.chain(pre).filter(|&t| t != i64::MAX).min()
     }
@@ -173,12 +179,9 @@ impl Reservations {
         }
         let Some(Some(app)) = self.apps.get_mut(hold.app) else { return false };
         app.held_on.push(node);
-        if self.nodes.len() <= node as usize {
-            self.nodes.resize_with(node as usize + 1, Vec::new);
-            self.reserved.resize(node as usize + 1, Resources::ZERO);
-        }
-        self.reserved[node as usize] += hold.resources;
-        self.nodes[node as usize].push(hold);
+        let on = self.nodes.entry(node).or_default();
+        on.reserved += hold.resources;
+        on.holds.push(hold);
         self.holds += 1;
         true
     }
@@ -186,10 +189,21 @@ impl Reservations {
     /// Removes the `i`-th hold of `node` (its resources become free) and forgets its slot in
     /// its stage.
     pub fn remove_hold_at(&mut self, node: NodeId, i: usize) -> Hold {
-        let h = self.nodes[node as usize].remove(i);
-        self.holds -= 1;
-        self.reserved[node as usize] -= h.resources;
+        let h = self.take_hold(node, i);
         self.forget(node, &h);
+        h
+    }
+
+    /// Takes the `i`-th hold of `node` off the node's list and sums, and the node's entry with
+    /// its last hold.
+    fn take_hold(&mut self, node: NodeId, i: usize) -> Hold {
+        let on = self.nodes.get_mut(&node).expect("a hold on the node");
+        let h = on.holds.remove(i);
+        on.reserved -= h.resources;
+        if on.holds.is_empty() {
+            self.nodes.remove(&node);
+        }
+        self.holds -= 1;
         h
     }
 
@@ -208,7 +222,7 @@ impl Reservations {
     pub fn expire(&mut self, node: NodeId, now_ms: i64) {
         let mut i = 0;
         while i < self.holds(node).len() {
-            if self.nodes[node as usize][i].until_ms <= now_ms {
+            if self.holds(node)[i].until_ms <= now_ms {
                 let h = self.remove_hold_at(node, i);
                 debug!(node, app = h.app, "slot reservation expired");
             } else {
@@ -497,11 +511,8 @@ impl Reservations {
     pub fn app_removed(&mut self, idx: AppIdx) {
         let Some(app) = self.apps.get_mut(idx).and_then(Option::take) else { return };
         for &node in &app.held_on {
-            let holds = &mut self.nodes[node as usize];
-            if let Some(pos) = holds.iter().position(|h| h.app == idx) {
-                let h = holds.remove(pos);
-                self.holds -= 1;
-                self.reserved[node as usize] -= h.resources;
+            if let Some(pos) = self.holds(node).iter().position(|h| h.app == idx) {
+                self.take_hold(node, pos);
             }
         }
         self.prereserving.retain(|&s| s != idx);
@@ -510,10 +521,9 @@ impl Reservations {
 
     /// Forgets the holds of a node that left the cluster (it is no longer in `state`).
     pub fn node_removed(&mut self, node: NodeId) {
-        let Some(holds) = self.nodes.get_mut(node as usize).map(std::mem::take) else { return };
-        self.reserved[node as usize] = Resources::ZERO;
-        self.holds -= holds.len();
-        for h in &holds {
+        let Some(on) = self.nodes.remove(&node) else { return };
+        self.holds -= on.holds.len();
+        for h in &on.holds {
             self.forget(node, h);
         }
     }

@@ -1,7 +1,7 @@
 //! Identifiers and scalar keys every layer shares: who a node, app, queue, allocation or
-//! location is, and the bounds that keep ids from indexing huge vectors.
+//! location is, and the bound on allocation ids.
 
-/// Caller-chosen node id (dense small integers are cheapest).
+/// Caller-chosen node id; any value: nothing is indexed by it.
 pub type NodeId = u32;
 /// Caller-chosen application key (one per application attempt in YARN).
 pub type AppKey = u64;
@@ -18,10 +18,6 @@ pub type LocationId = u32;
 
 /// The id of YARN's `*` resource name.
 pub const ANY: LocationId = 0;
-
-/// Node ids above this are refused: slot-reservation holds are kept in a vector by node id, and a
-/// stray huge id must not allocate gigabytes there.
-pub const MAX_NODE_ID: NodeId = 1 << 22;
 
 /// Allocation ids must stay below this: they become the 40-bit container number of a YARN
 /// `ContainerId`.

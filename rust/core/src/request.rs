@@ -199,6 +199,11 @@ impl AskTable {
         Ok(())
     }
 
+    /// Every location id the table refers to: its host and rack entries and its blacklist.
+    pub fn locations(&self) -> impl Iterator<Item = LocationId> + '_ {
+        self.by_priority.iter().flat_map(|p| p.locations.iter().map(|e| e.0)).chain(self.blacklist.iter().copied())
+    }
+
     pub fn update_blacklist(&mut self, additions: &[LocationId], removals: &[LocationId]) {
         for loc in additions {
             if let Err(i) = self.blacklist.binary_search(loc) {

@@ -16,9 +16,7 @@ use crate::config::{self, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
 use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
 use crate::holds::{AppReservationView, Hold, Reservations};
-use crate::ids::{
-    AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx, MAX_ALLOCATION_ID, MAX_NODE_ID,
-};
+use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx, MAX_ALLOCATION_ID};
 use crate::policy::{self, Admission, AppPolicy, NodeOffer, Policy, QueueKey};
 use crate::request::{Ask, Placement};
 use crate::reservation::StageTask;
@@ -266,6 +264,10 @@ impl Scheduler {
         for qi in order {
             self.admit(qi);
         }
+        // A run-time queue the new admission rejects is dropped, as a rejected registration is:
+        // kept, it would outlive its queue and be saved and deleted as if it were live.
+        let state = &self.state;
+        self.registered.retain(|r| state.queue_index.get(&r.config.name).is_some_and(|&qi| !state.queues[qi].retired));
         if reservations_changed {
             // Stages keep the settings they were made with: start over under the new ones.
             self.reservations.clear();
@@ -499,9 +501,6 @@ impl Scheduler {
     }
 
     pub fn add_node(&mut self, id: NodeId, host: LocationId, rack: LocationId, capacity: Resources) -> Result<()> {
-        if id > MAX_NODE_ID {
-            return Err(CoreError::InvalidInput(format!("node id {id} is above the supported maximum {MAX_NODE_ID}")));
-        }
         check_resources(&format!("capacity of node {id}"), &capacity)?;
         if self.state.node(id).is_some() {
             return Err(CoreError::DuplicateNode(id));
@@ -681,6 +680,18 @@ impl Scheduler {
             Some(&idx) => self.reservations.straggler_candidates(&self.state, idx),
             None => Vec::new(),
         }
+    }
+
+    /// Every location id the scheduler refers to (node hosts and racks, ask entries and
+    /// blacklists), sorted, without repeats. A host that interns names may give any other id to
+    /// a new name: nothing here will read it under the old one.
+    pub fn locations_in_use(&self) -> Vec<LocationId> {
+        let nodes = self.state.nodes.iter().flatten().flat_map(|n| [n.host, n.rack]);
+        let apps = self.state.apps.iter().flatten().flat_map(|a| a.asks.locations());
+        let mut ids: Vec<LocationId> = nodes.chain(apps).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
 
     /// Slot reservation holds on a node, oldest first.

@@ -4,7 +4,8 @@
 mod common;
 
 use common::{any_ask, lq, GB};
-use tidal_core::config::Settings;
+use tidal_core::config::{parse_queue_file, Settings};
+use tidal_core::error::ErrorKind;
 use tidal_core::scheduler::Caller;
 use tidal_core::{Resources, Scheduler};
 
@@ -105,4 +106,24 @@ fn queue_acls_reach_the_status_through_reloads_registrations_and_restores() {
     let mut restored = Scheduler::from_xml(&reloaded, Settings::default()).unwrap();
     restored.restore_json(&s.snapshot_json()).unwrap();
     assert_eq!(acls(&restored, "root.mine"), registered);
+}
+
+#[test]
+fn a_run_time_queue_rejected_at_a_reload_is_dropped() {
+    let mut s = Scheduler::from_xml("<tidal><queue name=\"tq\"/></tidal>", Settings::default()).unwrap();
+    s.add_node(0, 1, 100, Resources::new(GB, 2)).unwrap();
+    s.node_heartbeat(0, 1_000, &[], &mut Vec::new(), 1).unwrap();
+    s.register_queue_xml("<queue name=\"late\"/>", ALICE).unwrap();
+    // The reloaded file brings BoPF and an LQ whose bursts need the whole node: once it is
+    // admitted, safety condition (1) admits no queue after it, and run-time queues come last.
+    let xml = format!(
+        "<tidal><policy>bopf</policy><queue name=\"tq\"/><queue name=\"b\"><weight>2</weight></queue>{}</tidal>",
+        lq("big", 60, 10, 20)
+    );
+    s.reconfigure(parse_queue_file(&xml).unwrap(), Settings::default()).unwrap();
+    let q = s.state().queue_by_name("root.late");
+    assert!(q.is_none(), "the rejected queue is gone: retired {:?}", q.map(|q| q.retired));
+    assert!(s.snapshot().runtime_queues.is_empty(), "and not saved for a restart");
+    let err = s.unregister_queue("late", ALICE).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
 }

@@ -353,7 +353,7 @@ fn tied_queues_take_turns() {
 
 #[test]
 fn sparse_node_ids_take_one_slot_each() {
-    use tidal_core::ids::MAX_NODE_ID;
+    const MAX_NODE_ID: u32 = u32::MAX;
     let mut s = Scheduler::from_xml("<tidal><queue name=\"a\"/></tidal>", Settings::default()).unwrap();
     let cap = Resources::new(8 * GB, 8);
     s.add_node(MAX_NODE_ID, 1, 2, cap).unwrap();
@@ -387,4 +387,29 @@ fn allocation_limits_that_would_overflow_normalising_are_refused() {
     let file = tidal_core::config::parse_queue_file(xml).unwrap();
     assert!(s.reconfigure(file, over).is_err());
     assert_eq!(s.settings(), &Settings::default());
+}
+
+#[test]
+fn locations_in_use_are_those_of_nodes_asks_and_blacklists() {
+    use tidal_core::ids::ANY;
+    let mut s = Scheduler::from_xml("<tidal><queue name=\"a\"/></tidal>", Settings::default()).unwrap();
+    s.add_node(0, 10, 20, Resources::new(8 * GB, 8)).unwrap();
+    s.add_app(1, "a", "u").unwrap();
+    let at = |location, n| Ask {
+        priority: 1,
+        location,
+        num_containers: n,
+        relax_locality: true,
+        capability: Resources::new(GB, 1),
+    };
+    s.update_asks(1, &[at(10, 1), at(30, 1), at(20, 1), at(ANY, 1)], &[40], &[]).unwrap();
+    assert_eq!(s.locations_in_use(), vec![10, 20, 30, 40]);
+    // Withdrawn (count 0) and unblacklisted names are no longer referred to.
+    s.update_asks(1, &[at(30, 0)], &[], &[40]).unwrap();
+    assert_eq!(s.locations_in_use(), vec![10, 20]);
+    // A node-local container uses up the host and rack entries; the node keeps its names.
+    let mut out = Vec::new();
+    assert_eq!(s.node_heartbeat(0, 1_000, &[], &mut out, 1).unwrap(), 1);
+    s.remove_node(0).unwrap();
+    assert!(s.locations_in_use().is_empty(), "{:?}", s.locations_in_use());
 }

@@ -24,7 +24,7 @@ mod log_buffer;
 pub mod wire;
 
 use jni::objects::{JClass, JIntArray, JLongArray, JString};
-use jni::sys::{jboolean, jint, jlong, jstring};
+use jni::sys::{jboolean, jint, jintArray, jlong, jstring};
 use jni::JNIEnv;
 use once_cell::sync::Lazy;
 use parking_lot::{Mutex, RwLock};
@@ -434,6 +434,21 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_nodeHeartbeat<'l>(
             env.set_long_array_region(&out, 0, &inst.longs)?;
             Ok(made as jint)
         })
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_locationsInUse<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jintArray {
+    guard(&mut env, |env| {
+        let ids = with_instance(handle, |inst| Ok(inst.scheduler.locations_in_use()))?;
+        let ints = wire::location_ints(&ids)?;
+        let array = env.new_int_array(ints.len() as jint)?;
+        env.set_int_array_region(&array, 0, &ints)?;
+        Ok(array.into_raw())
     })
 }
 

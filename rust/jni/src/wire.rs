@@ -32,6 +32,13 @@ pub fn locations(values: &[i32], what: &str) -> WireResult<Vec<LocationId>> {
     values.iter().map(|&v| location(v, what)).collect()
 }
 
+/// Location ids as Java ints; every id the core holds came from Java as one.
+pub fn location_ints(ids: &[LocationId]) -> WireResult<Vec<i32>> {
+    ids.iter()
+        .map(|&id| i32::try_from(id).map_err(|_| WireError(format!("location id {id} does not fit a Java int"))))
+        .collect()
+}
+
 pub fn app_key(v: i64) -> WireResult<AppKey> {
     u64::try_from(v).map_err(|_| WireError(format!("application key {v} is negative")))
 }

@@ -94,14 +94,14 @@ final class AllocateHandler {
           (blacklistAdditions == null || blacklistAdditions.isEmpty())
               && (blacklistRemovals == null || blacklistRemovals.isEmpty());
       if (!ask.isEmpty() || released.length > 0 || !noBlacklistChange) {
-        try {
+        try (LocationTable.Batch names = locations.batch()) {
           TidalNative.allocate(
               core.handle(),
               key,
-              packAsks(ask),
+              packAsks(ask, names),
               released,
-              locations.internAll(blacklistAdditions),
-              locations.internAll(blacklistRemovals));
+              names.internAll(blacklistAdditions),
+              names.internAll(blacklistRemovals));
         } catch (TidalException e) {
           // Containers already started must still reach the AM, so the call goes on.
           LOG.error("Tidal core rejected allocate of " + attemptId + ": " + e.getMessage(), e);
@@ -165,7 +165,9 @@ final class AllocateHandler {
           restored.add(current);
         }
       }
-      TidalNative.allocate(core.handle(), key, packAsks(restored), NO_IDS, null, null);
+      try (LocationTable.Batch names = locations.batch()) {
+        TidalNative.allocate(core.handle(), key, packAsks(restored, names), NO_IDS, null, null);
+      }
     }
   }
 
@@ -178,17 +180,24 @@ final class AllocateHandler {
       AppSchedulingInfo info = attempt.getAppSchedulingInfo();
       List<ResourceRequest> outstanding = info.getAllResourceRequests();
       List<String> blacklist = new ArrayList<String>(info.getBlackListCopy());
-      TidalNative.allocate(
-          core.handle(), key, packAsks(outstanding), NO_IDS, locations.internAll(blacklist), null);
+      try (LocationTable.Batch names = locations.batch()) {
+        TidalNative.allocate(
+            core.handle(),
+            key,
+            packAsks(outstanding, names),
+            NO_IDS,
+            names.internAll(blacklist),
+            null);
+      }
     }
   }
 
-  private long[] packAsks(List<ResourceRequest> asks) {
+  private static long[] packAsks(List<ResourceRequest> asks, LocationTable.Batch names) {
     long[] packed = new long[asks.size() * TidalNative.ASK_STRIDE];
     int offset = 0;
     for (ResourceRequest ask : asks) {
       packed[offset + TidalNative.ASK_PRIORITY] = ask.getPriority().getPriority();
-      packed[offset + TidalNative.ASK_LOCATION] = locations.intern(ask.getResourceName());
+      packed[offset + TidalNative.ASK_LOCATION] = names.intern(ask.getResourceName());
       packed[offset + TidalNative.ASK_NUM_CONTAINERS] = ask.getNumContainers();
       packed[offset + TidalNative.ASK_RELAX_LOCALITY] = ask.getRelaxLocality() ? 1 : 0;
       packed[offset + TidalNative.ASK_MEMORY_MB] = ask.getCapability().getMemory();

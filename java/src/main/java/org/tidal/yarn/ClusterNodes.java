@@ -99,12 +99,12 @@ final class ClusterNodes {
     FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
     Integer id = freeNodeIds.isEmpty() ? Integer.valueOf(nextNodeId++) : freeNodeIds.pollFirst();
     Resource total = node.getTotalResource();
-    try {
+    try (LocationTable.Batch names = locations.batch()) {
       TidalNative.addNode(
           core.handle(),
           id,
-          locations.intern(node.getNodeName()),
-          locations.intern(node.getRackName()),
+          names.intern(node.getNodeName()),
+          names.intern(node.getRackName()),
           total.getMemory(),
           total.getVirtualCores());
     } catch (TidalException e) {
@@ -190,13 +190,15 @@ final class ClusterNodes {
     for (Map.Entry<NodeId, Integer> entry : nodeIds.entrySet()) {
       FiCaSchedulerNode node = nodes.get(entry.getKey());
       Resource total = node.getTotalResource();
-      TidalNative.addNode(
-          core.handle(),
-          entry.getValue(),
-          locations.intern(node.getNodeName()),
-          locations.intern(node.getRackName()),
-          total.getMemory(),
-          total.getVirtualCores());
+      try (LocationTable.Batch names = locations.batch()) {
+        TidalNative.addNode(
+            core.handle(),
+            entry.getValue(),
+            names.intern(node.getNodeName()),
+            names.intern(node.getRackName()),
+            total.getMemory(),
+            total.getVirtualCores());
+      }
     }
   }
 

@@ -90,6 +90,12 @@ public final class TidalNative {
   public static native void addNode(
       long handle, int nodeId, int hostLocation, int rackLocation, long memoryMb, long vcores);
 
+  /**
+   * Every location id the core refers to (node hosts and racks, ask entries, blacklists), sorted;
+   * any other id may name a new location.
+   */
+  public static native int[] locationsInUse(long handle);
+
   /** Removes a node and forgets every allocation still on it. */
   public static native void removeNode(long handle, int nodeId);
 

@@ -156,6 +156,7 @@ public class TidalScheduler extends FifoScheduler {
   private AppAttemptRegistry attempts;
   private ContainerCompletion completion;
   private ClusterNodes clusterNodes;
+  private LocationTable locations;
   private AllocateHandler allocateHandler;
   private RestEndpoint rest;
 
@@ -179,7 +180,7 @@ public class TidalScheduler extends FifoScheduler {
             YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
     NativeLoader.load();
     allocationFile.create(core, conf, minimumAllocation);
-    LocationTable locations = new LocationTable();
+    locations = new LocationTable(() -> TidalNative.locationsInUse(core.handle()));
     synchronized (this) {
       durable = new DurableState(core, conf, rmContext);
       queues = new QueueManager(core, conf, durable);
@@ -589,6 +590,11 @@ public class TidalScheduler extends FifoScheduler {
   /** How many times a panic made the shim rebuild its core. */
   public int coreRebuilds() {
     return panicRecovery.rebuilds();
+  }
+
+  /** Host and rack names interned now, for tests of their lifecycle. */
+  int locationNames() {
+    return locations.size();
   }
 
   /** The scheduler's REST endpoint, for tests that start a second server on its parts. */

@@ -251,13 +251,16 @@ compose() {
   "${c[@]}" -p tidal -f "$repo/docker/docker-compose.yml" "$@"
 }
 
+# The same files as ns_logs: each daemon's output as <role>.log, beside its container logs.
 docker_logs() {
-  local dest=$1 host
+  local dest=$1 host role
   for host in "$RM" "${NMS[@]}"; do
     mkdir -p "$dest/$host"
     docker cp "$host:/var/lib/tidal-node/logs/." "$dest/$host/" || true
+    role=nodemanager
+    [[ $host == "$RM" ]] && role=resourcemanager
+    docker logs "$host" >"$dest/$host/$role.log" 2>&1 || true
   done
-  compose logs --no-color >"$dest/compose.log"
   echo "logs of $RM ${NMS[*]} in $dest"
 }
 
@@ -288,7 +291,8 @@ case $backend/$cmd in
   docker/stop)
     # NodeManagers first, as above.
     compose stop -t 30 "${NMS[@]}"
-    compose down -t 30
+    # The shared volume (job files, RM state store) goes too: the next start is a fresh cluster.
+    compose down -v -t 30
     ;;
   docker/logs) docker_logs "${2:?logs needs a destination directory}" ;;
   docker/partition | docker/heal | docker/restart-rm) die "$cmd runs on the namespace cluster only" ;;

@@ -273,9 +273,10 @@ case $backend/$cmd in
   ns/start) ns_start ;;
   ns/stop) ns_stop ;;
   ns/logs) ns_logs "${2:?logs needs a destination directory}" ;;
-  ns/partition) ns_link down "${2:?partition needs a NodeManager}" ;;
-  ns/heal) ns_link up "${2:?heal needs a NodeManager}" ;;
+  ns/partition) ns_require && ns_link down "${2:?partition needs a NodeManager}" ;;
+  ns/heal) ns_require && ns_link up "${2:?heal needs a NodeManager}" ;;
   ns/restart-rm)
+    ns_require
     ns_stop_daemon "$RM" resourcemanager
     ns_start_daemon "$RM" resourcemanager
     alive() { ns_alive; }

@@ -199,7 +199,7 @@ public class NamespaceClusterIT {
       // The TQ job starts first: under DRF it would keep at least an equal share throughout.
       NamespaceCluster.await(60_000, () -> !NamespaceCluster.containersOnAll(tq.id).isEmpty());
       RecoveryWorkload.App lq = work.submitMapReduce("lq", 8, 6_000);
-      // While both jobs wait for containers, the LQ's burst holds its guaranteed 4 vcores (DRF
+      // While both jobs wait for containers, the LQ's burst holds its guaranteed 5 vcores (DRF
       // would split the six containers three and three).
       int lqMostWhileContended = 0;
       while (!lq.job.isComplete() || !tq.job.isComplete()) {
@@ -226,10 +226,10 @@ public class NamespaceClusterIT {
           tqSeconds,
           lqMostWhileContended);
       checks.check(
-          lqMostWhileContended >= 4,
+          lqMostWhileContended >= 5,
           "the Hard LQ ran at most "
               + lqMostWhileContended
-              + " containers while both queues waited, below its guaranteed 4");
+              + " containers while both queues waited, below its guaranteed 5");
       checks.check(
           lqReport.getFinishTime() < tqReport.getFinishTime(),
           String.format(

@@ -10,6 +10,7 @@ import org.apache.hadoop.mapreduce.TaskID;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
@@ -28,8 +29,8 @@ import org.junit.Test;
  *       usage left; once the link is back the node is registered and used again.
  *   <li>BoPF: a job in a Hard LQ runs at its guaranteed rate and finishes before a TQ job submitted
  *       earlier.
- *   <li>A work-preserving RM restart while a job runs: the NodeManagers and the job's containers
- *       stay up, the job succeeds with one AM attempt and no task runs twice.
+ *   <li>A work-preserving RM restart while a MapReduce job and a Tez DAG run: the NodeManagers and
+ *       the containers stay up, both succeed with one AM attempt and no map runs twice.
  * </ul>
  *
  * Each test loads its queue file with {@code yarn rmadmin -refreshQueues}, so they run in any order
@@ -250,9 +251,15 @@ public class NamespaceClusterIT {
     cluster.useQueues(DRF_QUEUES);
     Checks checks = new Checks("RM restart");
     try (RecoveryWorkload work = new RecoveryWorkload(cluster.clientConf())) {
+      RecoveryWorkload.App dag = work.submitTez("b", 2, 15_000, 1_000);
       RecoveryWorkload.App app = work.submitMapReduce("a", 6, 10_000);
       try (AttemptWatch attempts = new AttemptWatch(app.job)) {
-        NamespaceCluster.await(120_000, () -> NamespaceCluster.containersOnAll(app.id).size() >= 2);
+        // Both AMs and a task of each run when the RM goes.
+        NamespaceCluster.await(
+            120_000,
+            () ->
+                NamespaceCluster.containersOnAll(app.id).size() >= 2
+                    && NamespaceCluster.containersOnAll(dag.id).size() >= 2);
         long restart = System.nanoTime();
         cluster.restartResourceManager();
         double restartSeconds = seconds(System.nanoTime() - restart);
@@ -278,9 +285,28 @@ public class NamespaceClusterIT {
               "task " + task.getKey() + " ran more than once: " + task.getValue());
         }
       }
+      boolean dagDone =
+          NamespaceCluster.await(
+              120_000,
+              () ->
+                  yarn.getApplicationReport(dag.id).getFinalApplicationStatus()
+                      != FinalApplicationStatus.UNDEFINED);
+      ApplicationReport dagReport = yarn.getApplicationReport(dag.id);
+      System.out.printf(
+          Locale.ROOT,
+          "== RM restart: Tez DAG %s %s in %.1f s%n",
+          dag.id,
+          dagReport.getFinalApplicationStatus(),
+          (dagReport.getFinishTime() - dagReport.getStartTime()) / 1000.0);
+      checks.check(
+          dagDone && dagReport.getFinalApplicationStatus() == FinalApplicationStatus.SUCCEEDED,
+          "the Tez DAG " + dag.id + " did not succeed: " + dagReport.getDiagnostics());
+      checks.check(
+          yarn.getApplicationAttempts(dag.id).size() == 1,
+          "the Tez DAG " + dag.id + " lost its AM in the restart");
     }
     checks.check(
-        NamespaceCluster.await(30_000, () -> nothingUsed("a")),
+        NamespaceCluster.await(30_000, () -> nothingUsed("a") && nothingUsed("b")),
         "Tidal still books usage after the job: " + cluster.tidal().queues());
     checks.assertAllPassed();
   }

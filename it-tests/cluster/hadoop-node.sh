@@ -44,8 +44,8 @@ classpath() {
   echo "$cp"
 }
 
-# Hadoop 2.7 was built for Java 8; on 17 its daemons reflect into these JDK packages (Guice's
-# cglib, Netty and Hadoop's own IPC and metrics).
+# Hadoop 2.7 was built for Java 8; on 17 its daemons and their libraries reflect into these JDK
+# packages (java.lang alone is what Guice's cglib needs for the web apps to start at all).
 JDK_OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED
  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED"

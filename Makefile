@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-sim fuzz clean
+.PHONY: all deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-sim fuzz cluster-image cluster-up cluster-down cluster-run clean
 
 all: build
 
@@ -85,6 +85,31 @@ fuzz: deps
 	    -T $(FUZZ_SECONDS)s --corpus-dir target/fuzz/corpus/$$t --crashes-dir target/fuzz/crashes/$$t $$t || exit 1; \
 	done
 
+# The docker cluster (docker/): one RM and three NodeManagers of a Hadoop 2.7.7 image with Tidal
+# installed as the README says. The image's HADOOP_HOME is assembled from the it-tests' Maven
+# class path; BASE_IMAGE is pulled, or built locally from Debian's packages when no registry is
+# reachable (docker/base-image.sh).
+BASE_IMAGE ?= debian:bookworm-slim
+CLUSTER := it-tests/cluster/cluster.sh
+
+cluster-image: jar
+	@docker info >/dev/null 2>&1 || { echo "docker is not running (start dockerd, or install Debian's docker.io)"; exit 1; }
+	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) generate-test-resources
+	it-tests/cluster/layout.sh $(CURDIR)/it-tests/target/cluster.classpath $(NATIVE_DIR)/libtidal_jni.so \
+	  hadoop-conf/tidal-queues.xml docker/build/hadoop copy
+	base=$$(docker/base-image.sh $(BASE_IMAGE)) && \
+	  docker build -q --network host --build-arg BASE_IMAGE=$$base -t tidal-hadoop:2.7.7 -f docker/Dockerfile docker/build
+
+cluster-up: cluster-image
+	CLUSTER_BACKEND=docker $(CLUSTER) start
+
+cluster-down:
+	CLUSTER_BACKEND=docker $(CLUSTER) stop
+
+# A MapReduce job in each of two queues at once; prints their times and Tidal's view of the queues.
+cluster-run:
+	docker/cluster-run.sh
+
 clean:
 	$(CARGO) clean
-	rm -rf java/target it-tests/target
+	rm -rf java/target it-tests/target docker/build

@@ -41,6 +41,9 @@ final class RecoveryWorkload implements AutoCloseable {
     /** One AM plus one per task. */
     final int expectedContainers;
 
+    /** The MapReduce client's handle (null for a Tez DAG): its task attempts, its outcome. */
+    Job job;
+
     YarnApplicationState state;
     FinalApplicationStatus finalStatus;
     String diagnostics = "";
@@ -97,6 +100,7 @@ final class RecoveryWorkload implements AutoCloseable {
     job.setJobName("sleep-" + queue);
     job.submit();
     App app = new App("MapReduce", queue, TwoQueueWorkload.appId(job.getJobID()), 1 + maps);
+    app.job = job;
     apps.add(app);
     return app;
   }

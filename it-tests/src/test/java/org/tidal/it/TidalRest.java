@@ -60,6 +60,11 @@ final class TidalRest {
     return new TidalRest("http://127.0.0.1:" + address.getPort() + "/ws/v1/tidal");
   }
 
+  /** The endpoint at {@code base} (http://host:port/ws/v1/tidal): an RM in another process. */
+  static TidalRest at(String base) {
+    return new TidalRest(base);
+  }
+
   String base() {
     return base;
   }

@@ -1,0 +1,90 @@
+#!/bin/sh
+# One host of a Tidal cluster: Hadoop 2.7.7 daemons and clients run from a HADOOP_HOME in the
+# release tarball's layout (see layout.sh). The namespace cluster and the docker image both run
+# their daemons through this script.
+#
+#   hadoop-node.sh conf                          render the configuration for this host
+#   hadoop-node.sh resourcemanager|nodemanager   render it and run the daemon in the foreground
+#   hadoop-node.sh run CLASS [ARGS...]           run a client class (e.g. a job) against the cluster
+#
+# Environment: CLUSTER_DIR (a directory all hosts see at the same path), NODE_DIR (this host's
+# own), NM_MEMORY_MB and NM_VCORES (what a NodeManager offers), HADOOP_HOME (default: this
+# script's parent), JAVA_HOME (default: the java on PATH).
+set -eu
+
+HADOOP_HOME=${HADOOP_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
+: "${CLUSTER_DIR:?CLUSTER_DIR must name the directory every host shares}"
+: "${NODE_DIR:?NODE_DIR must name this host's own directory}"
+NM_MEMORY_MB=${NM_MEMORY_MB:-4096}
+NM_VCORES=${NM_VCORES:-4}
+if [ -z "${JAVA_HOME:-}" ]; then
+  java=$(command -v java) || { echo "hadoop-node.sh: no java on PATH and no JAVA_HOME" >&2; exit 1; }
+  JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$java")")")
+fi
+HADOOP_CONF_DIR=$NODE_DIR/conf
+# Containers find Hadoop through these (yarn.application.classpath, mapreduce.application.classpath).
+export HADOOP_HOME JAVA_HOME HADOOP_CONF_DIR
+export HADOOP_COMMON_HOME=$HADOOP_HOME HADOOP_HDFS_HOME=$HADOOP_HOME
+export HADOOP_YARN_HOME=$HADOOP_HOME HADOOP_MAPRED_HOME=$HADOOP_HOME
+
+render_conf() {
+  mkdir -p "$HADOOP_CONF_DIR" "$NODE_DIR/logs" "$CLUSTER_DIR"
+  for f in "$HADOOP_HOME"/etc/hadoop/*; do
+    sed -e "s|@CLUSTER_DIR@|$CLUSTER_DIR|g" -e "s|@NODE_DIR@|$NODE_DIR|g" -e "s|@CONF_DIR@|$HADOOP_CONF_DIR|g" \
+      -e "s|@NM_MEMORY_MB@|$NM_MEMORY_MB|g" -e "s|@NM_VCORES@|$NM_VCORES|g" \
+      "$f" >"$HADOOP_CONF_DIR/$(basename "$f")"
+  done
+}
+
+classpath() {
+  cp=$HADOOP_CONF_DIR
+  for d in common hdfs yarn mapreduce; do
+    cp=$cp:$HADOOP_HOME/share/hadoop/$d/*:$HADOOP_HOME/share/hadoop/$d/lib/*
+  done
+  echo "$cp"
+}
+
+# Hadoop 2.7 was built for Java 8; on 17 its daemons and their libraries reflect into these JDK
+# packages (java.lang alone is what Guice's cglib needs for the web apps to start at all).
+JDK_OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED
+ --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
+ --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED"
+
+run_java() {
+  heap=$1
+  shift
+  # shellcheck disable=SC2086 # JDK_OPENS and the *_OPTS variables are lists of flags
+  exec "$JAVA_HOME/bin/java" $JDK_OPENS $heap -XX:+UseSerialGC \
+    -Djava.library.path="$HADOOP_HOME/lib/native" \
+    -Dhadoop.home.dir="$HADOOP_HOME" -Dhadoop.log.dir="$NODE_DIR/logs" \
+    -Dyarn.log.dir="$NODE_DIR/logs" -Dlog4j.configuration=log4j.properties \
+    -cp "$(classpath)" "$@"
+}
+
+case "${1:-}" in
+  conf)
+    render_conf
+    ;;
+  resourcemanager)
+    render_conf
+    # shellcheck disable=SC2086
+    run_java "-Xmx512m ${YARN_RESOURCEMANAGER_OPTS:-}" \
+      org.apache.hadoop.yarn.server.resourcemanager.ResourceManager
+    ;;
+  nodemanager)
+    render_conf
+    # shellcheck disable=SC2086
+    run_java "-Xmx256m ${YARN_NODEMANAGER_OPTS:-}" \
+      org.apache.hadoop.yarn.server.nodemanager.NodeManager
+    ;;
+  run)
+    shift
+    [ $# -ge 1 ] || { echo "hadoop-node.sh run: name the class to run" >&2; exit 2; }
+    [ -f "$HADOOP_CONF_DIR/yarn-site.xml" ] || render_conf
+    run_java "-Xmx256m" "$@"
+    ;;
+  *)
+    echo "usage: hadoop-node.sh conf | resourcemanager | nodemanager | run CLASS [ARGS...]" >&2
+    exit 2
+    ;;
+esac

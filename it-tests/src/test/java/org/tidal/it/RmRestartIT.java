@@ -42,7 +42,7 @@ public class RmRestartIT {
    * Long enough that the DAG still runs when the MapReduce AMs, which start slower on a loaded
    * machine, have their first maps: 20 s producers sometimes finished before that.
    */
-  static final long TEZ_PRODUCER_MILLIS = 20000;
+  static final long TEZ_PRODUCER_MILLIS = 40000;
 
   static final long TEZ_CONSUMER_MILLIS = 1000;
 

@@ -1,6 +1,7 @@
 package org.tidal.yarn;
 
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -48,12 +49,19 @@ final class RestInput {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] buffer = new byte[8192];
     int n;
-    while ((n = in.read(buffer)) > 0) {
-      if (out.size() + n > limit) {
-        discard(in, 4L * limit);
-        throw new RestException(413, "request body exceeds the limit of " + limit + " bytes");
+    try {
+      while ((n = in.read(buffer)) > 0) {
+        if (out.size() + n > limit) {
+          discard(in, 4L * limit);
+          throw new RestException(413, "request body exceeds the limit of " + limit + " bytes");
+        }
+        out.write(buffer, 0, n);
       }
-      out.write(buffer, 0, n);
+    } catch (EOFException e) {
+      // The client closed, or went idle past the timeout, before its body was complete: its
+      // fault, not the server's, so no stack trace in the RM log.
+      throw new RestException(
+          400, "request body incomplete after " + out.size() + " bytes: " + e.getMessage());
     }
     if (out.size() == 0) {
       throw new RestException(400, "empty request body");

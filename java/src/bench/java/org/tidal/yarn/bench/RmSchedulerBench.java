@@ -78,8 +78,9 @@ public final class RmSchedulerBench {
     System.out.println();
     System.out.println(
         "| scale | run | scheduler | NODE_UPDATE p50 | p99 | mean | allocate() p50 | p99 | mean"
-            + " | max | containers | containers/sched-s | GC ms |");
-    System.out.println("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+            + " | max | containers per allocate p50 / p99 / max | containers | containers/sched-s"
+            + " | GC ms |");
+    System.out.println("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
     for (String row : rows) {
       System.out.println(row);
     }
@@ -93,10 +94,12 @@ public final class RmSchedulerBench {
   private static String row(Workload w, int rep, String name, Result r, long gcMillis) {
     Stats nu = new Stats(r.nodeUpdateNanos);
     Stats al = new Stats(r.allocateNanos);
+    int[] batch = r.allocateContainers.clone();
+    Arrays.sort(batch);
     return String.format(
         Locale.ROOT,
         "| %s (%d nodes, %d apps, %d pending) | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f"
-            + " | %.1f | %d | %.0f | %d |",
+            + " | %.1f | %d / %d / %d | %d | %.0f | %d |",
         w.name(),
         w.nodes(),
         w.apps(),
@@ -110,6 +113,9 @@ public final class RmSchedulerBench {
         al.p99,
         al.mean,
         al.max,
+        batch[batch.length / 2],
+        batch[Math.max(0, (int) Math.ceil(0.99 * batch.length) - 1)],
+        batch[batch.length - 1],
         r.containers,
         r.containersPerSchedulerSecond(),
         gcMillis);
@@ -122,7 +128,7 @@ public final class RmSchedulerBench {
     Stats ta = new Stats(tidal.allocateNanos);
     return String.format(
         Locale.ROOT,
-        "| %s | %d | FS / Tidal | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | | %.2f× |"
+        "| %s | %d | FS / Tidal | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | | | %.2f× |"
             + " |",
         w.name(),
         rep,

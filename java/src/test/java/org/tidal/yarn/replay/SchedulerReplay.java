@@ -142,6 +142,10 @@ public final class SchedulerReplay {
     public final Workload workload;
     public final long[] nodeUpdateNanos;
     public final long[] allocateNanos;
+
+    /** Containers each measured allocate call handed out, in call order. */
+    public final int[] allocateContainers;
+
     public final long containers;
     public final long completed;
     public final int[] containersPerApp;
@@ -151,6 +155,7 @@ public final class SchedulerReplay {
         Workload workload,
         long[] nodeUpdateNanos,
         long[] allocateNanos,
+        int[] allocateContainers,
         long containers,
         long completed,
         int[] containersPerApp) {
@@ -158,6 +163,7 @@ public final class SchedulerReplay {
       this.workload = workload;
       this.nodeUpdateNanos = nodeUpdateNanos;
       this.allocateNanos = allocateNanos;
+      this.allocateContainers = allocateContainers;
       this.containers = containers;
       this.completed = completed;
       this.containersPerApp = containersPerApp;
@@ -305,6 +311,7 @@ public final class SchedulerReplay {
     int totalRounds = w.warmupRounds + w.rounds;
     long[] nodeUpdateNanos = new long[w.rounds * w.nodes];
     long[] allocateNanos = new long[w.rounds * w.apps];
+    int[] allocateContainers = new int[w.rounds * w.apps];
     int nodeUpdates = 0;
     int allocates = 0;
     long containers = 0;
@@ -350,6 +357,7 @@ public final class SchedulerReplay {
                   .getContainers();
           took = System.nanoTime() - start;
           if (measured) {
+            allocateContainers[allocates] = got.size();
             allocateNanos[allocates++] = took;
             containers += got.size();
           }
@@ -365,6 +373,7 @@ public final class SchedulerReplay {
         w,
         Arrays.copyOf(nodeUpdateNanos, nodeUpdates),
         Arrays.copyOf(allocateNanos, allocates),
+        Arrays.copyOf(allocateContainers, allocates),
         containers,
         completed,
         containersPerApp);

@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-sim fuzz cluster-image cluster-up cluster-down cluster-run clean
+.PHONY: all deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run clean
 
 all: build
 
@@ -56,7 +56,7 @@ demo-yarn: jar
 demo-sim: deps
 	$(CARGO) run --release -q -p tidal-sim -- experiment bopf-table4 --scale small --out target/sim-demo
 
-bench: bench-rust bench-jni bench-sim
+bench: bench-rust bench-jni bench-rm bench-sim
 
 bench-rust: deps
 	$(CARGO) bench -p tidal-core
@@ -66,6 +66,13 @@ bench-sim: deps
 
 bench-jni: native
 	$(MVN) -f java/pom.xml $(MVN_NATIVE) -Pbench verify
+
+# Tidal vs FairScheduler inside a MockRM on the same event stream; BENCH_RM_ARGS picks scales and
+# repetitions (see java/src/bench/java/org/tidal/yarn/bench/RmSchedulerBench.java).
+BENCH_RM_ARGS ?= small large 2
+bench-rm: native
+	$(MVN) -f java/pom.xml $(MVN_NATIVE) -Pbench test-compile exec:exec@rm-benchmark \
+	  -Dbench.rm.args="$(BENCH_RM_ARGS)"
 
 # The fuzz targets of rust/fuzz under libFuzzer, FUZZ_SECONDS each (`make test` runs them for a
 # second each on random inputs). Needs a nightly toolchain; cargo-bolero is installed into

@@ -17,6 +17,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicat
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * The ApplicationMasters' side of scheduling: an allocate call's asks, releases and blacklist
@@ -37,6 +38,7 @@ final class AllocateHandler {
   private final ResourceCalculator calculator;
   private final Allocation emptyAllocation;
   private final AllocationIds ids;
+  private final UsageMetrics usage;
 
   AllocateHandler(
       TidalScheduler scheduler,
@@ -46,8 +48,10 @@ final class AllocateHandler {
       LocationTable locations,
       ResourceCalculator calculator,
       Allocation emptyAllocation,
-      AllocationIds ids) {
+      AllocationIds ids,
+      UsageMetrics usage) {
     this.ids = ids;
+    this.usage = usage;
     this.scheduler = scheduler;
     this.attempts = attempts;
     this.completion = completion;
@@ -109,7 +113,9 @@ final class AllocateHandler {
       }
       ContainersAndNMTokensAllocation allocation =
           application.pullNewlyAllocatedContainersAndNMTokens();
-      Resource headroom = application.getHeadroom();
+      // A copy per attempt: Hadoop's attempt records may adjust their headroom in place.
+      Resource headroom = Resources.clone(usage.headroom());
+      application.setHeadroom(headroom);
       application.setApplicationHeadroomForMetrics(headroom);
       return new Allocation(
           allocation.getContainerList(), headroom, null, null, null, allocation.getNMTokenList());

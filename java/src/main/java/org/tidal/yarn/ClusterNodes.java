@@ -287,11 +287,13 @@ final class ClusterNodes {
     for (int i = 0; i < decided; i++) {
       materializer.materialize(node, decisions, i * TidalNative.DECISION_STRIDE);
     }
-    usage.publishHeadroom(clusterResource, scheduler.getSchedulerApplications().values());
     publishAvailable();
   }
 
-  /** Publishes the root queue's available resources after the capacity or usage changed. */
+  /**
+   * Publishes the root queue's available resources and the attempts' headroom after the capacity or
+   * usage changed.
+   */
   void publishAvailable() {
     usage.publishAvailable(clusterResource, rootMetrics);
   }

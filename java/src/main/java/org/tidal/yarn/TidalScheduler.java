@@ -204,7 +204,15 @@ public class TidalScheduler extends FifoScheduler {
       clusterNodes.setMaxAssignPerHeartbeat(allocationFile.maxAssignPerHeartbeat());
       allocateHandler =
           new AllocateHandler(
-              this, attempts, completion, core, locations, calculator, EMPTY_ALLOCATION, ids);
+              this,
+              attempts,
+              completion,
+              core,
+              locations,
+              calculator,
+              EMPTY_ALLOCATION,
+              ids,
+              usage);
       panicRecovery =
           new PanicRecovery(
               core, allocationFile, durable, ids, clusterNodes, attempts, allocateHandler, queues);

@@ -1,20 +1,20 @@
 package org.tidal.yarn;
 
-import java.util.Collection;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * Bridges what the started containers use into Hadoop's metrics: the scheduler's used resource, the
  * root queue's available resources and every attempt's headroom. The core keeps its own accounting;
  * these figures only feed the RM's web UI, JMX and the AMs' allocate responses. Callers hold the
- * scheduler's monitor.
+ * scheduler's monitor, but for {@link #headroom}.
  */
 final class UsageMetrics {
   private final Resource used = Resource.newInstance(0, 0);
+
+  /** Read by allocate calls on the RPC threads, which do not hold the scheduler's monitor. */
+  private volatile Resource headroom = Resource.newInstance(0, 0);
 
   /** The live sum, as {@code YarnScheduler#getUsedResource} hands it out. */
   Resource used() {
@@ -29,20 +29,20 @@ final class UsageMetrics {
     Resources.subtractFrom(used, capability);
   }
 
-  /** Sets the root queue's available resources to what the cluster has left. */
+  /**
+   * Sets the root queue's available resources to what the cluster has left, and keeps that as the
+   * headroom every attempt's next allocate call reports: one figure for all attempts, so it is kept
+   * once here rather than copied into each attempt on every heartbeat.
+   */
   void publishAvailable(Resource cluster, QueueMetrics root) {
-    root.setAvailableResourcesToQueue(available(cluster));
+    Resource left = available(cluster);
+    headroom = left;
+    root.setAvailableResourcesToQueue(left);
   }
 
-  /** Gives every running attempt what the cluster has left as its headroom. */
-  void publishHeadroom(
-      Resource cluster, Collection<SchedulerApplication<FiCaSchedulerApp>> applications) {
-    for (SchedulerApplication<FiCaSchedulerApp> app : applications) {
-      FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-      if (attempt != null) {
-        attempt.setHeadroom(available(cluster));
-      }
-    }
+  /** What the cluster had left when it was last published; never modified once published. */
+  Resource headroom() {
+    return headroom;
   }
 
   private Resource available(Resource cluster) {

@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.protocolrecords.GetQueueInfoRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.GetQueueUserAclsInfoRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -31,6 +32,7 @@ import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
@@ -125,7 +127,10 @@ public class TestTidalScheduler {
       heartbeat(rm, nm);
     }
     assertEquals(4, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
-    assertTrue(poll(am).getAllocatedContainers().isEmpty());
+    AllocateResponse last = poll(am);
+    assertTrue(last.getAllocatedContainers().isEmpty());
+    // The AM's headroom is what the cluster has left: 8192 - 7168 MB and 8 - 4 vcores.
+    assertEquals(Resource.newInstance(1024, 4), last.getAvailableResources());
   }
 
   @Test(timeout = 120000)

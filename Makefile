@@ -101,9 +101,13 @@ CLUSTER := it-tests/cluster/cluster.sh
 
 cluster-image: jar
 	@docker info >/dev/null 2>&1 || { echo "docker is not running (start dockerd, or install Debian's docker.io)"; exit 1; }
-	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) generate-test-resources
+	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) test-compile
 	it-tests/cluster/layout.sh $(CURDIR)/it-tests/target/cluster.classpath $(NATIVE_DIR)/libtidal_jni.so \
 	  hadoop-conf/tidal-queues.xml docker/build/hadoop copy
+	# What make cluster-run submits besides MapReduce, for clients only: Tez and the test DAG.
+	mkdir -p docker/build/hadoop/share/tez
+	tr ':' '\n' <it-tests/target/cluster.classpath | grep '/org/apache/tez/' | xargs -r cp -t docker/build/hadoop/share/tez
+	jar cf docker/build/hadoop/share/tez/tidal-it-workloads.jar -C it-tests/target/test-classes org/tidal/it
 	base=$$(docker/base-image.sh $(BASE_IMAGE)) && \
 	  docker build -q --network host --build-arg BASE_IMAGE=$$base -t tidal-hadoop:2.7.7 -f docker/Dockerfile docker/build
 
@@ -113,7 +117,8 @@ cluster-up: cluster-image
 cluster-down:
 	CLUSTER_BACKEND=docker $(CLUSTER) stop
 
-# A MapReduce job in each of two queues at once; prints their times and Tidal's view of the queues.
+# A MapReduce job in each of two queues and a Tez DAG in the second, at once; prints their times
+# and Tidal's view of the queues.
 cluster-run:
 	docker/cluster-run.sh
 

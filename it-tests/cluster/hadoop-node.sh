@@ -5,7 +5,7 @@
 #
 #   hadoop-node.sh conf                          render the configuration for this host
 #   hadoop-node.sh resourcemanager|nodemanager   render it and run the daemon in the foreground
-#   hadoop-node.sh run CLASS [ARGS...]           run a client class (e.g. a job) against the cluster
+#   hadoop-node.sh run [-DPROP=V...] CLASS [ARGS...]   run a client class (e.g. a job) against the cluster
 #
 # Environment: CLUSTER_DIR (a directory all hosts see at the same path), NODE_DIR (this host's
 # own), NM_MEMORY_MB and NM_VCORES (what a NodeManager offers), HADOOP_HOME (default: this
@@ -41,6 +41,11 @@ classpath() {
   for d in common hdfs yarn mapreduce; do
     cp=$cp:$HADOOP_HOME/share/hadoop/$d/*:$HADOOP_HOME/share/hadoop/$d/lib/*
   done
+  # Clients (run) also get the workloads an image may carry in share/tez (docker/): Tez and the
+  # test DAG. Daemons never do.
+  if [ -n "${CLIENT:-}" ] && [ -d "$HADOOP_HOME/share/tez" ]; then
+    cp=$cp:$HADOOP_HOME/share/tez/*
+  fi
   echo "$cp"
 }
 
@@ -50,14 +55,19 @@ JDK_OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/jav
  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED"
 
+# Each host its own temporary directory: the hosts of the namespace cluster share one file system,
+# and Jetty unpacks a web app into a directory named after its address and port, which every
+# NodeManager has alike (0.0.0.0:8042), so three starting at once overwrote each other's.
 run_java() {
   heap=$1
   shift
+  mkdir -p "$NODE_DIR/tmp"
   # shellcheck disable=SC2086 # JDK_OPENS and the *_OPTS variables are lists of flags
   exec "$JAVA_HOME/bin/java" $JDK_OPENS $heap -XX:+UseSerialGC \
     -Djava.library.path="$HADOOP_HOME/lib/native" \
     -Dhadoop.home.dir="$HADOOP_HOME" -Dhadoop.log.dir="$NODE_DIR/logs" \
     -Dyarn.log.dir="$NODE_DIR/logs" -Dlog4j.configuration=log4j.properties \
+    -Djava.io.tmpdir="$NODE_DIR/tmp" \
     -cp "$(classpath)" "$@"
 }
 
@@ -81,6 +91,7 @@ case "${1:-}" in
     shift
     [ $# -ge 1 ] || { echo "hadoop-node.sh run: name the class to run" >&2; exit 2; }
     [ -f "$HADOOP_CONF_DIR/yarn-site.xml" ] || render_conf
+    CLIENT=1
     run_java "-Xmx256m" "$@"
     ;;
   *)

@@ -150,14 +150,16 @@ ns_start_daemon() {
 # Stops a daemon and whatever it started in its namespace (a NodeManager's containers).
 ns_stop_daemon() {
   local host=$1 role=$2 pidfile=$CLUSTER_DIR/nodes/$1/$2.pid pid
-  [[ -f $pidfile ]] || return 0
-  pid=$(<"$pidfile")
-  if kill -TERM "$pid" 2>/dev/null; then
-    local deadline=$((SECONDS + 30))
-    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
-    kill -KILL "$pid" 2>/dev/null || true
+  if [[ -f $pidfile ]]; then
+    pid=$(<"$pidfile")
+    if kill -TERM "$pid" 2>/dev/null; then
+      local deadline=$((SECONDS + 30))
+      while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rm -f "$pidfile"
   fi
-  rm -f "$pidfile"
+  # Whatever still runs in the host's namespace, its pid file lost or not.
   local left
   left=$(ip netns pids "$host" 2>/dev/null || true)
   if [[ -n $left ]]; then
@@ -184,9 +186,13 @@ ns_alive() {
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 
 ns_stop_nms() {
-  local host
-  for host in "${NMS[@]}"; do ns_stop_daemon "$host" nodemanager & done
-  wait
+  local host pids=()
+  for host in "${NMS[@]}"; do
+    ns_stop_daemon "$host" nodemanager &
+    pids+=($!)
+  done
+  # Only these: a start that failed half-way still has its daemons as background jobs.
+  wait "${pids[@]}"
 }
 
 ns_start() {
@@ -204,6 +210,8 @@ ns_start() {
     "${CLUSTER_QUEUES:-$repo/hadoop-conf/tidal-queues.xml}" "$CLUSTER_DIR/hadoop" link
   ns_hosts_file
   ns_network_up
+  # A start that fails half-way takes down what it set up, so that the next start is not refused.
+  trap 'ns_stop >&2' EXIT
   local t1
   t1=$(now_ms)
   ns_start_daemon "$RM" resourcemanager
@@ -211,6 +219,7 @@ ns_start() {
   for host in "${NMS[@]}"; do ns_start_daemon "$host" nodemanager; done
   alive() { ns_alive; }
   await_health "${CLUSTER_START_TIMEOUT:-180}"
+  trap - EXIT
   local t2
   t2=$(now_ms)
   echo "namespace cluster up: layout, hosts and network $((t1 - t0)) ms," \

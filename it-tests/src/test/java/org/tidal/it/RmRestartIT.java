@@ -38,13 +38,14 @@ public class RmRestartIT {
   static final long MAP_MILLIS = 8000;
   static final int TEZ_PRODUCERS = 3;
 
-  /**
-   * Long enough that the DAG still runs when the MapReduce AMs, which start slower on a loaded
-   * machine, have their first maps: 20 s producers sometimes finished before that.
-   */
-  static final long TEZ_PRODUCER_MILLIS = 40000;
+  static final long TEZ_PRODUCER_MILLIS = 20000;
 
-  static final long TEZ_CONSUMER_MILLIS = 1000;
+  /**
+   * The DAG often takes the free slots before the slower MapReduce AMs ask, so their first maps
+   * start only as its producers end; a consumer that runs on keeps the DAG with a task at that
+   * moment. With a 1 s consumer the DAG sometimes ended before every job had a map running.
+   */
+  static final long TEZ_CONSUMER_MILLIS = 30000;
 
   @Parameters(name = "{0}")
   public static Iterable<Object[]> schedulers() {

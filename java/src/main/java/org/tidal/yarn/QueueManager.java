@@ -35,6 +35,8 @@ final class QueueManager {
   private final QueueAccess access;
   private final Map<String, TidalQueue> queues = new ConcurrentHashMap<String, TidalQueue>();
   private final TidalQueue root;
+  private final TidalMetrics metrics =
+      new TidalMetrics(new StatusCache(this::statusJson, StatusCache.MAX_AGE_MS));
 
   QueueManager(CoreInstance core, Configuration conf, DurableState durable) {
     this.core = core;
@@ -92,6 +94,25 @@ final class QueueManager {
       queue(leaf.name);
     }
     access.update(status);
+    metrics.sync(names(status));
+  }
+
+  /** Publishes the queues' metrics from now on (see {@link TidalMetrics}). */
+  synchronized void startMetrics() throws IOException {
+    metrics.start(names(status()));
+  }
+
+  /** Takes the queues' metrics sources away, so that a later scheduler can register them. */
+  void stopMetrics() {
+    metrics.stop();
+  }
+
+  private static List<String> names(QueueStatus status) {
+    List<String> names = new ArrayList<String>();
+    for (QueueStatus.Leaf leaf : status.queues) {
+      names.add(leaf.name);
+    }
+    return names;
   }
 
   /** The core's queue status JSON (see {@link TidalNative#queueStatusJson}). */
@@ -127,27 +148,31 @@ final class QueueManager {
     return info != null ? info : stoppedQueueInfo(fullName);
   }
 
+  /**
+   * Queue info in the terms of {@code yarn queue -status}: as in FairScheduler, the capacities are
+   * fractions of the whole cluster. Capacity is what the queue is promised: an LQ's guaranteed rate
+   * as a dominant share where it has one, else its fair share; the current capacity is its dominant
+   * share. A queue admission control rejected takes no applications, so it is STOPPED. Node-label
+   * fields stay empty: the RM would copy a queue's default label expression into its requests.
+   */
   private static QueueInfo queueInfo(
       QueueStatus status, String fullName, boolean includeChildQueues, boolean recursive) {
     QueueInfo info = Records.newRecord(QueueInfo.class);
     info.setQueueName(fullName);
-    info.setQueueState(QueueState.RUNNING);
     info.setMaximumCapacity(1.0f);
     info.setApplications(Collections.<ApplicationReport>emptyList());
     if (fullName.equals(ROOT)) {
+      info.setQueueState(QueueState.RUNNING);
       info.setCapacity(1.0f);
-      info.setCurrentCapacity(
-          (float)
-              Math.max(
-                  share(status.usedMemoryMb(), status.clusterMemoryMb),
-                  share(status.usedVcores(), status.clusterVcores)));
+      info.setCurrentCapacity((float) status.used().dominantShareOf(status.cluster));
     } else {
       QueueStatus.Leaf leaf = status.find(fullName);
       if (leaf == null) {
         return null;
       }
-      // As in FairScheduler, both figures are fractions of the whole cluster.
-      info.setCapacity((float) leaf.fairShare);
+      info.setQueueState(leaf.rejected() ? QueueState.STOPPED : QueueState.RUNNING);
+      Double guaranteed = leaf.guaranteedShare(status.cluster);
+      info.setCapacity((float) (guaranteed != null ? guaranteed.doubleValue() : leaf.fairShare));
       info.setCurrentCapacity((float) leaf.dominantShare);
     }
     List<QueueInfo> children = new ArrayList<QueueInfo>();
@@ -164,10 +189,6 @@ final class QueueManager {
 
   private static boolean isChild(String parent, String name) {
     return name.startsWith(parent + ".") && name.indexOf('.', parent.length() + 1) < 0;
-  }
-
-  private static double share(long used, long total) {
-    return total <= 0 ? 0.0 : (double) used / total;
   }
 
   private static QueueInfo stoppedQueueInfo(String fullName) {
@@ -233,6 +254,11 @@ final class QueueManager {
    */
   void unregister(String queue, String user, boolean admin) {
     TidalNative.unregisterQueue(core.handle(), queue, user, admin);
+    try {
+      metrics.sync(names(status()));
+    } catch (IOException e) {
+      LOG.error("Cannot read queue status: " + e.getMessage(), e);
+    }
     try {
       durable.save();
     } catch (IOException e) {

@@ -22,41 +22,144 @@ final class QueueStatus {
     }
   }
 
+  /** Memory and vcores, as the core reports an amount of resources. */
+  static final class Amount {
+    final long memoryMb;
+    final long vcores;
+
+    Amount(long memoryMb, long vcores) {
+      this.memoryMb = memoryMb;
+      this.vcores = vcores;
+    }
+
+    Amount(JsonNode node) {
+      this(node.path("memory_mb").getLongValue(), node.path("vcores").getLongValue());
+    }
+
+    /** The larger of the two fractions of {@code whole}: the dominant share. */
+    double dominantShareOf(Amount whole) {
+      return Math.max(share(memoryMb, whole.memoryMb), share(vcores, whole.vcores));
+    }
+
+    private static double share(long part, long total) {
+      return total <= 0 ? 0.0 : (double) part / total;
+    }
+  }
+
+  /**
+   * An LQ's burst state. Times are on the core's clock (milliseconds since the scheduler instance
+   * started), null while no burst is on.
+   */
+  static final class Burst {
+    final String phase;
+    final Long startedMs;
+    final Long deadlineAtMs;
+    final long burstsStarted;
+    final long burstsMetDeadline;
+
+    Burst(JsonNode node) {
+      phase = node.path("phase").getTextValue();
+      startedMs = optionalLong(node.path("started_ms"));
+      deadlineAtMs = optionalLong(node.path("deadline_at_ms"));
+      burstsStarted = node.path("bursts_started").getLongValue();
+      burstsMetDeadline = node.path("bursts_met_deadline").getLongValue();
+    }
+
+    /** Whether a burst is running now (any phase but idle). */
+    boolean isOn() {
+      return !"idle".equals(phase);
+    }
+
+    /** Bursts that ended without meeting their deadline; the running one is not counted. */
+    long burstsMissedDeadline() {
+      long ended = isOn() ? burstsStarted - 1 : burstsStarted;
+      return Math.max(0, ended - burstsMetDeadline);
+    }
+
+    private static Long optionalLong(JsonNode node) {
+      return node.isNumber() ? Long.valueOf(node.getLongValue()) : null;
+    }
+  }
+
   /** One leaf queue of the snapshot. */
   static final class Leaf {
     final String name;
+
+    /** {@code tq} or {@code lq}. */
+    final String type;
+
     final double weight;
+    final boolean admitted;
+
+    /** hard, soft, elastic or rejected. */
+    final String admissionClass;
+
+    final String admissionReason;
+
+    /** The rate guaranteed while a burst is on; null for queues without a guarantee. */
+    final Amount guaranteed;
+
+    /** Null under policies that keep no burst state, and for TQs. */
+    final Burst burst;
+
     final int apps;
+    final long runningContainers;
     final long pendingContainers;
     final long usedMemoryMb;
     final long usedVcores;
+    final Amount pending;
     final double dominantShare;
     final double fairShare;
+    final double longTermShare;
     final Acls acls;
 
     Leaf(JsonNode node) {
       name = node.path("name").getTextValue();
+      type = node.path("type").getTextValue();
       weight = node.path("weight").getDoubleValue();
+      admitted = node.path("admitted").getBooleanValue();
+      admissionClass = node.path("class").getTextValue();
+      admissionReason = node.path("admission_reason").getTextValue();
+      guaranteed = node.path("guaranteed").isObject() ? new Amount(node.path("guaranteed")) : null;
+      burst = node.path("burst").isObject() ? new Burst(node.path("burst")) : null;
       apps = node.path("apps").getIntValue();
+      runningContainers = node.path("running_containers").getLongValue();
       pendingContainers = node.path("pending_containers").getLongValue();
       usedMemoryMb = node.path("used").path("memory_mb").getLongValue();
       usedVcores = node.path("used").path("vcores").getLongValue();
+      pending = new Amount(node.path("pending"));
       dominantShare = node.path("dominant_share").getDoubleValue();
       fairShare = node.path("fair_share").getDoubleValue();
+      longTermShare = node.path("long_term_share").getDoubleValue();
       acls = new Acls(node.path("acls"));
+    }
+
+    /**
+     * Whether admission control rejected the queue. The class says so: a queue rejected when the
+     * core admits every queue again (the cluster's capacity changed) keeps its admitted flag.
+     */
+    boolean rejected() {
+      return !admitted || "rejected".equals(admissionClass);
+    }
+
+    /** The guaranteed rate as a dominant share of {@code cluster}; null without a guarantee. */
+    Double guaranteedShare(Amount cluster) {
+      return guaranteed == null ? null : Double.valueOf(guaranteed.dominantShareOf(cluster));
     }
   }
 
   final String policy;
-  final long clusterMemoryMb;
-  final long clusterVcores;
+  final String appPolicy;
+  final int nodes;
+  final Amount cluster;
   final Acls rootAcls;
   final List<Leaf> queues;
 
   private QueueStatus(JsonNode root) throws IOException {
     policy = root.path("policy").getTextValue();
-    clusterMemoryMb = root.path("cluster").path("memory_mb").getLongValue();
-    clusterVcores = root.path("cluster").path("vcores").getLongValue();
+    appPolicy = root.path("app_policy").getTextValue();
+    nodes = root.path("nodes").getIntValue();
+    cluster = new Amount(root.path("cluster"));
     rootAcls = new Acls(root.path("root_acls"));
     List<Leaf> leaves = new ArrayList<Leaf>();
     for (JsonNode node : root.path("queues")) {
@@ -86,19 +189,14 @@ final class QueueStatus {
     return null;
   }
 
-  long usedMemoryMb() {
-    long sum = 0;
+  /** What all queues use together. */
+  Amount used() {
+    long memoryMb = 0;
+    long vcores = 0;
     for (Leaf leaf : queues) {
-      sum += leaf.usedMemoryMb;
+      memoryMb += leaf.usedMemoryMb;
+      vcores += leaf.usedVcores;
     }
-    return sum;
-  }
-
-  long usedVcores() {
-    long sum = 0;
-    for (Leaf leaf : queues) {
-      sum += leaf.usedVcores;
-    }
-    return sum;
+    return new Amount(memoryMb, vcores);
   }
 }

@@ -11,6 +11,11 @@ public final class Streams {
 
   /** Reads {@code in} to the end as UTF-8 and closes it. */
   public static String readUtf8(InputStream in) throws IOException {
+    return new String(readAll(in), StandardCharsets.UTF_8);
+  }
+
+  /** Reads {@code in} to the end and closes it. */
+  public static byte[] readAll(InputStream in) throws IOException {
     try {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       byte[] buffer = new byte[8192];
@@ -18,7 +23,7 @@ public final class Streams {
       while ((n = in.read(buffer)) > 0) {
         out.write(buffer, 0, n);
       }
-      return new String(out.toByteArray(), StandardCharsets.UTF_8);
+      return out.toByteArray();
     } finally {
       in.close();
     }

@@ -8,6 +8,7 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.ha.HAServiceProtocol.HAServiceState;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -229,6 +230,8 @@ public class TidalScheduler extends FifoScheduler {
     super.serviceStart();
     durable.start();
     rest.start();
+    queues.startMetrics();
+    RunningSchedulers.add(this);
   }
 
   /**
@@ -250,10 +253,14 @@ public class TidalScheduler extends FifoScheduler {
 
   @Override
   public void serviceStop() throws Exception {
-    // The endpoint goes first so that no request reaches a destroyed native instance; it does
-    // not exist when initialisation failed before it was created.
+    // The endpoints and metrics go first so that no request reaches a destroyed native instance;
+    // they do not exist when initialisation failed before they were created.
+    RunningSchedulers.remove(this);
     if (rest != null) {
       rest.stop();
+    }
+    if (queues != null) {
+      queues.stopMetrics();
     }
     if (durable != null) {
       durable.stop();
@@ -603,6 +610,21 @@ public class TidalScheduler extends FifoScheduler {
   /** Host and rack names interned now, for tests of their lifecycle. */
   int locationNames() {
     return locations.size();
+  }
+
+  /** Whether this scheduler's RM is the active one (always, without RM HA, once started). */
+  boolean isActive() {
+    return rmContext != null && rmContext.getHAServiceState() == HAServiceState.ACTIVE;
+  }
+
+  /** The core's status JSON as it is (see {@link TidalNative#queueStatusJson}). */
+  String statusJson() {
+    return queues.statusJson();
+  }
+
+  /** A time of the core's clock as wall-clock milliseconds since 1970. */
+  long wallClockMs(long coreMs) {
+    return core.wallClockMs(coreMs);
   }
 
   /** The scheduler's REST endpoint, for tests that start a second server on its parts. */

@@ -2,6 +2,7 @@ package org.tidal.yarn;
 
 import static org.junit.Assert.assertEquals;
 
+import java.util.function.Function;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
@@ -29,7 +30,12 @@ final class MockRmRule extends ExternalResource {
 
   /** Starts an RM that the rule stops after the test. */
   MockRM start(YarnConfiguration conf) {
-    rm = new MockRM(conf);
+    return start(conf, MockRM::new);
+  }
+
+  /** Starts an RM of a MockRM subclass that the rule stops after the test. */
+  MockRM start(YarnConfiguration conf, Function<YarnConfiguration, MockRM> create) {
+    rm = create.apply(conf);
     rm.start();
     return rm;
   }

@@ -5,13 +5,13 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 import static org.tidal.yarn.TidalTestSupport.QUEUES_AB;
 import static org.tidal.yarn.TidalTestSupport.conf;
+import static org.tidal.yarn.TidalTestSupport.freePort;
 import static org.tidal.yarn.TidalTestSupport.write;
 
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URL;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
@@ -137,15 +137,6 @@ public class TestTidalIntegration {
     String out = Streams.readUtf8(process.getInputStream()).trim();
     assertEquals(out, 0, process.waitFor());
     return out;
-  }
-
-  private static int freePort() throws Exception {
-    ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-    try {
-      return socket.getLocalPort();
-    } finally {
-      socket.close();
-    }
   }
 
   private static String get(String url) throws Exception {

@@ -4,6 +4,8 @@ import static org.junit.Assert.fail;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -40,6 +42,29 @@ final class TidalTestSupport {
           + "  <queue name=\"b\"><weight>2</weight></queue>\n"
           + "</tidal>\n";
 
+  /**
+   * BoPF with one queue of each outcome on a 100 GB / 100-vcore node ({@link #startThreeClasses}),
+   * admitted in file order with N_min 1. {@code lq} declares 4000 vcore-seconds (and 4000 GB-s) per
+   * 100 s period due within 50 s: a guaranteed rate of 80 vcores (80% of the cluster), within the
+   * capacity and its fair share of a period at N+1 = 1, so it is Hard. {@code etl} (N+1 = 2) leaves
+   * lq a fair share of 5000 >= 4000 vcore-s: Elastic. {@code late} (N+1 = 3) would cut it to 3333 <
+   * 4000, so safety condition (1) rejects it.
+   */
+  static final String THREE_CLASSES =
+      "<tidal>\n"
+          + "  <policy>bopf</policy>\n"
+          + "  <n-min>1</n-min>\n"
+          + "  <queue name=\"lq\"><type>lq</type><period-sec>100</period-sec>"
+          + "<deadline-sec>50</deadline-sec>"
+          + "<burst-demand><memory-mb>4096000</memory-mb><vcores>4000</vcores></burst-demand>"
+          + "</queue>\n"
+          + "  <queue name=\"etl\"><weight>1</weight></queue>\n"
+          + "  <queue name=\"late\"><type>lq</type><period-sec>100</period-sec>"
+          + "<deadline-sec>50</deadline-sec>"
+          + "<burst-demand><memory-mb>102400</memory-mb><vcores>100</vcores></burst-demand>"
+          + "</queue>\n"
+          + "</tidal>\n";
+
   static final long TIMEOUT_MS = 30000;
 
   private TidalTestSupport() {}
@@ -60,6 +85,30 @@ final class TidalTestSupport {
     // Loopback and a free port: tests never listen beyond this host or collide on a port.
     conf.set(TidalScheduler.REST_ADDRESS, "127.0.0.1:0");
     return conf;
+  }
+
+  /**
+   * Starts {@code rm}'s node of 100 GB and 100 vcores for {@link #THREE_CLASSES} and waits until
+   * admission control has classed the queues against its capacity.
+   */
+  static MockNM startThreeClasses(MockRM rm) throws Exception {
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 100 * 1024, 100);
+    nm.nodeHeartbeat(true);
+    TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
+    waitFor(
+        "admission of the three queues against the node",
+        () -> scheduler.statusJson().contains("\"class\":\"rejected\""));
+    return nm;
+  }
+
+  /** A port free on loopback now, for servers that do not report the port they bound. */
+  static int freePort() throws IOException {
+    ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+    try {
+      return socket.getLocalPort();
+    } finally {
+      socket.close();
+    }
   }
 
   static void waitFor(String what, Callable<Boolean> condition) throws Exception {

@@ -1,0 +1,130 @@
+package org.tidal.yarn;
+
+import java.util.function.LongUnaryOperator;
+import org.codehaus.jackson.node.ArrayNode;
+import org.codehaus.jackson.node.JsonNodeFactory;
+import org.codehaus.jackson.node.ObjectNode;
+
+/**
+ * The answer of {@code GET /ws/v1/cluster/scheduler} for Tidal: the queue tree in FairScheduler's
+ * field names where the meaning is the same (queueName, usedResources, fairResources, maxResources,
+ * numActiveApps, childQueues), plus Tidal's own fields. Every Tidal queue is a leaf under root.
+ * Burst times are wall-clock milliseconds since 1970, as the RM's REST API gives every time.
+ */
+final class SchedulerInfo {
+  static final String TYPE = "tidalScheduler";
+
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private SchedulerInfo() {}
+
+  /** {"scheduler":{"schedulerInfo":{...}}}; {@code wallClock} maps core times to wall clock. */
+  static ObjectNode of(QueueStatus status, LongUnaryOperator wallClock) {
+    ObjectNode info = NODES.objectNode();
+    info.put("type", TYPE);
+    info.put("policy", status.policy);
+    info.put("appPolicy", status.appPolicy);
+    info.put("numNodes", status.nodes);
+    info.put("clusterResources", resources(status.cluster));
+    info.put("rootQueue", root(status, wallClock));
+    ObjectNode scheduler = NODES.objectNode();
+    scheduler.put("schedulerInfo", info);
+    ObjectNode top = NODES.objectNode();
+    top.put("scheduler", scheduler);
+    return top;
+  }
+
+  private static ObjectNode root(QueueStatus status, LongUnaryOperator wallClock) {
+    ObjectNode root = NODES.objectNode();
+    root.put("queueName", TidalScheduler.ROOT_QUEUE);
+    root.put("usedResources", resources(status.used()));
+    root.put("fairResources", resources(status.cluster));
+    root.put("maxResources", resources(status.cluster));
+    int apps = 0;
+    ArrayNode children = NODES.arrayNode();
+    for (QueueStatus.Leaf leaf : status.queues) {
+      apps += leaf.apps;
+      children.add(leaf(leaf, status.cluster, wallClock));
+    }
+    root.put("numActiveApps", apps);
+    root.put("dominantShare", status.used().dominantShareOf(status.cluster));
+    ObjectNode childQueues = NODES.objectNode();
+    childQueues.put("queue", children);
+    root.put("childQueues", childQueues);
+    return root;
+  }
+
+  private static ObjectNode leaf(
+      QueueStatus.Leaf leaf, QueueStatus.Amount cluster, LongUnaryOperator wallClock) {
+    ObjectNode queue = NODES.objectNode();
+    queue.put("queueName", leaf.name);
+    queue.put("type", leaf.type);
+    queue.put("weight", leaf.weight);
+    queue.put("class", leaf.admissionClass);
+    queue.put("admitted", !leaf.rejected());
+    queue.put("admissionReason", leaf.admissionReason);
+    queue.put("usedResources", resources(leaf.usedMemoryMb, leaf.usedVcores));
+    queue.put(
+        "fairResources",
+        resources(
+            Math.round(cluster.memoryMb * leaf.fairShare),
+            Math.round(cluster.vcores * leaf.fairShare)));
+    // Queues are work conserving: each may take the whole cluster.
+    queue.put("maxResources", resources(cluster));
+    queue.put("pendingResources", resources(leaf.pending));
+    if (leaf.guaranteed != null) {
+      queue.put("guaranteedResources", resources(leaf.guaranteed));
+    } else {
+      queue.putNull("guaranteedResources");
+    }
+    // Tidal limits no queue's running apps, so every app in a queue is active.
+    queue.put("numActiveApps", leaf.apps);
+    queue.put("runningContainers", leaf.runningContainers);
+    queue.put("pendingContainers", leaf.pendingContainers);
+    queue.put("dominantShare", leaf.dominantShare);
+    queue.put("fairShare", leaf.fairShare);
+    queue.put("longTermShare", leaf.longTermShare);
+    Double guaranteedShare = leaf.guaranteedShare(cluster);
+    if (guaranteedShare != null) {
+      queue.put("guaranteedShare", guaranteedShare.doubleValue());
+    } else {
+      queue.putNull("guaranteedShare");
+    }
+    if (leaf.burst != null) {
+      queue.put("burst", burst(leaf.burst, wallClock));
+    } else {
+      queue.putNull("burst");
+    }
+    return queue;
+  }
+
+  private static ObjectNode burst(QueueStatus.Burst burst, LongUnaryOperator wallClock) {
+    ObjectNode node = NODES.objectNode();
+    node.put("phase", burst.phase);
+    putTime(node, "startedMs", burst.startedMs, wallClock);
+    putTime(node, "deadlineAtMs", burst.deadlineAtMs, wallClock);
+    node.put("burstsStarted", burst.burstsStarted);
+    node.put("burstsMetDeadline", burst.burstsMetDeadline);
+    return node;
+  }
+
+  private static void putTime(ObjectNode node, String field, Long coreMs, LongUnaryOperator clock) {
+    if (coreMs != null) {
+      node.put(field, clock.applyAsLong(coreMs.longValue()));
+    } else {
+      node.putNull(field);
+    }
+  }
+
+  private static ObjectNode resources(QueueStatus.Amount amount) {
+    return resources(amount.memoryMb, amount.vcores);
+  }
+
+  /** FairScheduler's resource shape: {"memory": MB, "vCores": n}. */
+  private static ObjectNode resources(long memoryMb, long vcores) {
+    ObjectNode node = NODES.objectNode();
+    node.put("memory", memoryMb);
+    node.put("vCores", vcores);
+    return node;
+  }
+}

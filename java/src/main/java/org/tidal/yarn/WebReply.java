@@ -1,0 +1,54 @@
+package org.tidal.yarn;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import javax.servlet.http.HttpServletResponse;
+import org.codehaus.jackson.JsonNode;
+import org.codehaus.jackson.node.JsonNodeFactory;
+import org.codehaus.jackson.node.ObjectNode;
+
+/**
+ * A whole answer of {@link TidalWebFilter}: built before anything is sent, so that a failure while
+ * building it becomes an error reply rather than half a page.
+ */
+final class WebReply {
+  static final String JSON = "application/json; charset=UTF-8";
+  static final String HTML = "text/html; charset=UTF-8";
+
+  final int status;
+  final String contentType;
+  final byte[] body;
+
+  WebReply(int status, String contentType, byte[] body) {
+    this.status = status;
+    this.contentType = contentType;
+    this.body = body;
+  }
+
+  static WebReply json(String json) {
+    return new WebReply(200, JSON, json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static WebReply json(JsonNode json) {
+    return json(json.toString());
+  }
+
+  /** {"status": .., "message": ..}, as the Tidal REST endpoint words its errors. */
+  static WebReply error(int status, String message) {
+    ObjectNode body = JsonNodeFactory.instance.objectNode();
+    body.put("status", status);
+    body.put("message", message);
+    return new WebReply(status, JSON, body.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Sends the reply; a HEAD request gets the headers only. */
+  void send(HttpServletResponse response, boolean head) throws IOException {
+    response.setStatus(status);
+    response.setContentType(contentType);
+    response.setContentLength(body.length);
+    response.setHeader("Cache-Control", "no-cache");
+    if (!head) {
+      response.getOutputStream().write(body);
+    }
+  }
+}

@@ -1,0 +1,120 @@
+package org.tidal.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.tidal.yarn.TidalTestSupport.QUEUES_AB;
+import static org.tidal.yarn.TidalTestSupport.THREE_CLASSES;
+import static org.tidal.yarn.TidalTestSupport.conf;
+import static org.tidal.yarn.TidalTestSupport.launchAm;
+import static org.tidal.yarn.TidalTestSupport.startThreeClasses;
+import static org.tidal.yarn.TidalTestSupport.waitFor;
+import static org.tidal.yarn.TidalTestSupport.write;
+
+import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.util.Set;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/** Tidal's metrics2 sources as JMX shows them. */
+public class TestTidalMetrics {
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  @Rule public final MockRmRule rms = new MockRmRule();
+
+  private static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
+
+  /** The MBean of a metrics source, whatever service name the RM's metrics system has. */
+  private static ObjectName bean(String source) throws Exception {
+    Set<ObjectName> names = JMX.queryNames(new ObjectName("Hadoop:name=" + source + ",*"), null);
+    return names.size() == 1 ? names.iterator().next() : null;
+  }
+
+  private static Object attribute(String source, String name) throws Exception {
+    ObjectName bean = bean(source);
+    return bean == null ? null : JMX.getAttribute(bean, name);
+  }
+
+  private MockRM start(String queues) throws Exception {
+    File allocation = tmp.newFile();
+    write(allocation, queues);
+    return rms.start(conf(allocation));
+  }
+
+  @Test(timeout = 120000)
+  public void queueAndSchedulerMetricsShowClassesAndBursts() throws Exception {
+    MockRM rm = start(THREE_CLASSES);
+    MockNM nm = startThreeClasses(rm);
+    launchAm(rm, "lq", "alice", nm);
+    String lq = TidalMetrics.sourceName("root.lq");
+    assertEquals("TidalQueueMetrics,q0=root,q1=lq", lq);
+    // JMX caches each source's values for a metrics period; wait for the burst to show.
+    waitFor("root.lq's burst in JMX", () -> "on".equals(attribute(lq, "tag.BurstPhase")));
+    assertEquals("hard", attribute(lq, "tag.AdmissionClass"));
+    assertEquals("root.lq", attribute(lq, "tag.Queue"));
+    assertEquals(0.8, (Double) attribute(lq, "GuaranteedShare"), 1e-9);
+    assertEquals(1.0, (Double) attribute(lq, "FairShare"), 1e-9);
+    assertEquals(0.01, (Double) attribute(lq, "DominantShare"), 1e-9);
+    assertTrue((Double) attribute(lq, "LongTermShare") >= 0);
+    assertEquals(1L, ((Number) attribute(lq, "RunningContainers")).longValue());
+    assertEquals(1L, ((Number) attribute(lq, "Apps")).longValue());
+    assertEquals(1L, ((Number) attribute(lq, "BurstsStarted")).longValue());
+    assertEquals(0L, ((Number) attribute(lq, "BurstsMetDeadline")).longValue());
+    // The running burst has not missed anything yet.
+    assertEquals(0L, ((Number) attribute(lq, "BurstsMissedDeadline")).longValue());
+
+    String etl = TidalMetrics.sourceName("root.etl");
+    assertEquals("elastic", attribute(etl, "tag.AdmissionClass"));
+    assertEquals(TidalMetrics.NO_BURST, attribute(etl, "tag.BurstPhase"));
+    assertEquals(0.0, (Double) attribute(etl, "GuaranteedShare"), 1e-9);
+    assertEquals(0.0, (Double) attribute(etl, "FairShare"), 1e-9);
+    assertEquals(0L, ((Number) attribute(etl, "Apps")).longValue());
+
+    String late = TidalMetrics.sourceName("root.late");
+    assertEquals("rejected", attribute(late, "tag.AdmissionClass"));
+
+    String cluster = TidalMetrics.SCHEDULER_RECORD;
+    assertEquals("bopf", attribute(cluster, "tag.Policy"));
+    assertEquals(3, ((Number) attribute(cluster, "Queues")).intValue());
+    assertEquals(1, ((Number) attribute(cluster, "HardQueues")).intValue());
+    assertEquals(0, ((Number) attribute(cluster, "SoftQueues")).intValue());
+    assertEquals(1, ((Number) attribute(cluster, "ElasticQueues")).intValue());
+    assertEquals(1, ((Number) attribute(cluster, "RejectedQueues")).intValue());
+
+    // Stopping the scheduler frees every name for the next one in this JVM.
+    rms.stop();
+    assertEquals(null, bean(lq));
+    assertEquals(null, bean(cluster));
+  }
+
+  @Test(timeout = 120000)
+  public void sourcesFollowQueuesAddedAndRemovedAndSurviveARestart() throws Exception {
+    MockRM rm = start(QUEUES_AB);
+    rm.registerNode("127.0.0.1:1234", 8192, 8).nodeHeartbeat(true);
+    String adhoc = TidalMetrics.sourceName("root.adhoc");
+    assertEquals(null, bean(adhoc));
+    HttpCall register =
+        HttpCall.request("POST", rms.restBase() + "/queues?user.name=alice")
+            .body("application/xml", "<queue name=\"adhoc\"><weight>3</weight></queue>")
+            .send();
+    assertEquals(register.toString(), 201, register.status);
+    assertEquals("elastic", attribute(adhoc, "tag.AdmissionClass"));
+    HttpCall delete =
+        HttpCall.request("DELETE", rms.restBase() + "/queues/adhoc?user.name=alice").send();
+    assertEquals(delete.toString(), 200, delete.status);
+    assertEquals(null, bean(adhoc));
+
+    // A second scheduler in the same JVM registers the same names again.
+    rms.stop();
+    assertEquals(null, bean(TidalMetrics.sourceName("root.a")));
+    start(QUEUES_AB);
+    assertEquals("elastic", attribute(TidalMetrics.sourceName("root.b"), "tag.AdmissionClass"));
+    assertFalse(bean(TidalMetrics.SCHEDULER_RECORD) == null);
+  }
+}

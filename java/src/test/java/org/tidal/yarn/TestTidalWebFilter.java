@@ -1,0 +1,301 @@
+package org.tidal.yarn;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.tidal.yarn.TidalTestSupport.THREE_CLASSES;
+import static org.tidal.yarn.TidalTestSupport.conf;
+import static org.tidal.yarn.TidalTestSupport.freePort;
+import static org.tidal.yarn.TidalTestSupport.launchAm;
+import static org.tidal.yarn.TidalTestSupport.startThreeClasses;
+import static org.tidal.yarn.TidalTestSupport.waitFor;
+import static org.tidal.yarn.TidalTestSupport.write;
+
+import java.io.ByteArrayInputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Proxy;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.servlet.http.HttpServletRequest;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.xpath.XPathConstants;
+import javax.xml.xpath.XPathFactory;
+import org.apache.hadoop.http.lib.StaticUserWebFilter;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.codehaus.jackson.JsonNode;
+import org.codehaus.jackson.map.ObjectMapper;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+import org.w3c.dom.NodeList;
+
+/** Tidal's routes in the RM's own web app, installed through hadoop.http.filter.initializers. */
+public class TestTidalWebFilter {
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  @Rule public final MockRmRule rms = new MockRmRule();
+
+  private String base;
+
+  /** An RM with its web app on a free loopback port and the filter after the default one. */
+  private MockRM startRm() throws Exception {
+    File allocation = tmp.newFile("queues.xml");
+    write(allocation, THREE_CLASSES);
+    YarnConfiguration conf = conf(allocation);
+    conf.setBoolean("mockrm.webapp.enabled", true);
+    String address = "127.0.0.1:" + freePort();
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, address);
+    conf.set(
+        "hadoop.http.filter.initializers",
+        StaticUserWebFilter.class.getName() + "," + TidalWebFilterInitializer.class.getName());
+    MockRM rm = rms.start(conf);
+    base = "http://" + address;
+    return rm;
+  }
+
+  @Test(timeout = 120000)
+  public void routesShowQueueTreeClassesAndBurstsInTheRmWebApp() throws Exception {
+    MockRM rm = startRm();
+    MockNM nm = startThreeClasses(rm);
+    launchAm(rm, "lq", "alice", nm);
+    long before = System.currentTimeMillis();
+    waitFor(
+        "a burst of root.lq in the scheduler's REST view",
+        () -> "on".equals(queue(schedulerInfo(), "root.lq").path("burst").path("phase").asText()));
+
+    JsonNode info = schedulerInfo();
+    assertEquals(info.toString(), "tidalScheduler", info.path("type").getTextValue());
+    assertEquals("bopf", info.path("policy").getTextValue());
+    assertEquals("fifo", info.path("appPolicy").getTextValue());
+    assertEquals(102400, info.path("clusterResources").path("memory").getLongValue());
+    JsonNode root = info.path("rootQueue");
+    assertEquals("root", root.path("queueName").getTextValue());
+    assertEquals(1, root.path("numActiveApps").getIntValue());
+    List<String> children = new ArrayList<String>();
+    for (JsonNode child : root.path("childQueues").path("queue")) {
+      children.add(child.path("queueName").getTextValue());
+    }
+    assertEquals(Arrays.asList("root.lq", "root.etl", "root.late"), children);
+
+    JsonNode lq = queue(info, "root.lq");
+    assertEquals(lq.toString(), "lq", lq.path("type").getTextValue());
+    assertEquals("hard", lq.path("class").getTextValue());
+    assertTrue(lq.path("admitted").getBooleanValue());
+    assertEquals(80, lq.path("guaranteedResources").path("vCores").getLongValue());
+    assertEquals(0.8, lq.path("guaranteedShare").getDoubleValue(), 1e-9);
+    assertEquals(1024, lq.path("usedResources").path("memory").getLongValue());
+    assertEquals(1, lq.path("numActiveApps").getIntValue());
+    assertEquals(1, lq.path("runningContainers").getLongValue());
+    assertEquals(1, lq.path("burst").path("burstsStarted").getLongValue());
+    long started = lq.path("burst").path("startedMs").getLongValue();
+    assertTrue(lq.toString(), started >= before - 60000 && started <= before + 1000);
+    assertEquals(50000, lq.path("burst").path("deadlineAtMs").getLongValue() - started);
+    assertFalse(lq.path("admissionReason").getTextValue().isEmpty());
+    // Only lq has demand, so it has the whole fair share.
+    assertEquals(1.0, lq.path("fairShare").getDoubleValue(), 1e-9);
+    assertEquals(102400, lq.path("fairResources").path("memory").getLongValue());
+
+    JsonNode etl = queue(info, "root.etl");
+    assertEquals(etl.toString(), "tq", etl.path("type").getTextValue());
+    assertEquals("elastic", etl.path("class").getTextValue());
+    assertTrue(etl.path("guaranteedResources").isNull());
+    assertEquals(0, etl.path("usedResources").path("vCores").getLongValue());
+
+    JsonNode late = queue(info, "root.late");
+    assertEquals(late.toString(), "rejected", late.path("class").getTextValue());
+    assertFalse(late.path("admitted").getBooleanValue());
+    String reason = late.path("admissionReason").getTextValue();
+    assertTrue(reason, reason.contains("safety condition (1) fails"));
+
+    // The HTML page: a tree of queues with their bars, class, burst and escaped reasons.
+    HttpURLConnection page = open("GET", "/cluster/scheduler");
+    assertEquals(200, page.getResponseCode());
+    assertEquals("text/html; charset=utf-8", page.getContentType().toLowerCase(Locale.ROOT));
+    String html = Streams.readUtf8(page.getInputStream());
+    assertTrue(html, html.contains("class=\"class-hard\""));
+    assertTrue(html, html.contains("Burst on, started "));
+    assertTrue(html, html.contains("class=\"bar guaranteed\""));
+    assertTrue(html, html.contains("width:80.0%"));
+    assertTrue(html, html.contains("guaranteed 80.0%"));
+    assertTrue(html, html.contains("href=\"/tidal/dashboard\""));
+    assertTrue(html, html.contains("href=\"/cluster/apps\""));
+    assertTrue(html, reason.contains(">") && html.contains(escaped(reason)));
+    org.w3c.dom.Document doc =
+        DocumentBuilderFactory.newInstance()
+            .newDocumentBuilder()
+            .parse(new ByteArrayInputStream(html.getBytes(StandardCharsets.UTF_8)));
+    NodeList leaves =
+        (NodeList)
+            XPathFactory.newInstance()
+                .newXPath()
+                .evaluate(
+                    "//li[div/h2='root']/ul/li/div[@class='queue']/h3",
+                    doc,
+                    XPathConstants.NODESET);
+    List<String> tree = new ArrayList<String>();
+    for (int i = 0; i < leaves.getLength(); i++) {
+      tree.add(leaves.item(i).getTextContent());
+    }
+    assertEquals(Arrays.asList("root.lq", "root.etl", "root.late"), tree);
+
+    // The core's status as it is.
+    HttpCall status = HttpCall.request("GET", base + "/ws/v1/cluster/tidal/status").send();
+    assertEquals(status.toString(), 200, status.status);
+    JsonNode core = new ObjectMapper().readTree(rms.scheduler().statusJson());
+    assertEquals(core.path("policy"), status.json().path("policy"));
+    assertEquals(core.path("cluster"), status.json().path("cluster"));
+    assertEquals(3, status.json().path("queues").size());
+    assertEquals("on", status.json().path("queues").path(0).path("burst").path("phase").asText());
+
+    // GET and HEAD only; everything else is the RM's.
+    HttpCall post = HttpCall.request("POST", base + "/ws/v1/cluster/scheduler").send();
+    assertEquals(post.toString(), 405, post.status);
+    assertTrue(post.message(), post.message().contains("POST is not allowed"));
+    HttpURLConnection head = open("HEAD", "/ws/v1/cluster/scheduler");
+    assertEquals(200, head.getResponseCode());
+    assertEquals("application/json; charset=utf-8", head.getContentType().toLowerCase(Locale.ROOT));
+    assertEquals(-1, head.getInputStream().read());
+    HttpCall clusterInfo = HttpCall.request("GET", base + "/ws/v1/cluster/info").send();
+    assertEquals(clusterInfo.toString(), 200, clusterInfo.status);
+    assertEquals("STARTED", clusterInfo.json().path("clusterInfo").path("state").getTextValue());
+    HttpCall rmPost = HttpCall.request("POST", base + "/ws/v1/cluster/info").send();
+    assertFalse(rmPost.toString(), rmPost.body.contains("use GET"));
+  }
+
+  @Test(timeout = 120000)
+  public void dashboardFilesComeFromTheAllowListOnly() throws Exception {
+    startRm();
+    for (String name : new String[] {"dashboard.html", "static/dashboard.js"}) {
+      String path = name.equals("dashboard.html") ? "/tidal/dashboard" : "/tidal/" + name;
+      HttpURLConnection connection = open("GET", path);
+      InputStream resource = getClass().getClassLoader().getResourceAsStream(WebAssets.BASE + name);
+      if (resource == null) {
+        assertEquals(path, 404, connection.getResponseCode());
+        String error = Streams.readUtf8(connection.getErrorStream());
+        assertTrue(error, error.contains("missing from the Tidal jar"));
+      } else {
+        assertEquals(path, 200, connection.getResponseCode());
+        assertArrayEquals(Streams.readAll(resource), Streams.readAll(connection.getInputStream()));
+      }
+    }
+    for (String path :
+        new String[] {
+          "/tidal/static/other.js",
+          "/tidal/static/../dashboard.html",
+          "/tidal/static/../../TidalScheduler.class",
+          "/tidal/static/"
+        }) {
+      HttpURLConnection connection = open("GET", path);
+      assertEquals(path, 404, connection.getResponseCode());
+      String error = Streams.readUtf8(connection.getErrorStream());
+      assertTrue(path + ": " + error, error.contains("no dashboard file"));
+    }
+  }
+
+  @Test
+  public void assetsHaveTheirContentTypesAndUnlistedFilesAreRefused() throws Exception {
+    WebAssets assets = new WebAssets(getClass().getClassLoader(), "org/tidal/yarn/webtest/");
+    WebReply page = assets.get("dashboard.html");
+    assertEquals(200, page.status);
+    assertEquals("text/html; charset=UTF-8", page.contentType);
+    assertTrue(new String(page.body, StandardCharsets.UTF_8).contains("test dashboard"));
+    WebReply css = assets.get("static/dashboard.css");
+    assertEquals(200, css.status);
+    assertEquals("text/css; charset=UTF-8", css.contentType);
+    // On the class path, but not on the list.
+    assertEquals(404, assets.get("static/other.js").status);
+    WebReply missing = assets.get("static/uPlot.min.css");
+    assertEquals(404, missing.status);
+    assertTrue(
+        new String(missing.body, StandardCharsets.UTF_8).contains("missing from the Tidal jar"));
+  }
+
+  @Test
+  public void failuresBecomeJsonErrorsAndOtherPathsPassThrough() throws Exception {
+    HttpServletRequest request = request("GET", "/ws/v1/cluster/scheduler");
+    WebReply unavailable =
+        TidalWebFilter.answer(
+            (req, scheduler) -> {
+              throw new TidalException("no scheduler instance");
+            },
+            request,
+            null);
+    assertEquals(503, unavailable.status);
+    assertEquals(WebReply.JSON, unavailable.contentType);
+    JsonNode body = new ObjectMapper().readTree(unavailable.body);
+    assertEquals(503, body.path("status").getIntValue());
+    assertTrue(body.toString(), body.path("message").asText().contains("no scheduler instance"));
+
+    WebReply unparsable =
+        TidalWebFilter.answer(
+            (req, scheduler) -> WebReply.json(QueueStatus.parse("[1]").policy), request, null);
+    assertEquals(500, unparsable.status);
+    assertTrue(new String(unparsable.body, StandardCharsets.UTF_8).contains("not a JSON object"));
+
+    assertNull(TidalWebFilter.route("/ws/v1/cluster/info"));
+    assertNull(TidalWebFilter.route("/static/tidal/dashboard"));
+    assertTrue(TidalWebFilter.route("/ws/v1/cluster/scheduler/") != null);
+
+    // No Tidal scheduler in this JVM (a NodeManager with the same configuration): every route is
+    // left to the web app.
+    assertNull(RunningSchedulers.current());
+    AtomicBoolean passed = new AtomicBoolean();
+    new TidalWebFilter().doFilter(request, null, (req, resp) -> passed.set(true));
+    assertTrue(passed.get());
+  }
+
+  /** A request of which the filter reads the method and URI. */
+  private static HttpServletRequest request(String method, String uri) {
+    return (HttpServletRequest)
+        Proxy.newProxyInstance(
+            TestTidalWebFilter.class.getClassLoader(),
+            new Class<?>[] {HttpServletRequest.class},
+            (proxy, m, args) -> {
+              switch (m.getName()) {
+                case "getMethod":
+                  return method;
+                case "getRequestURI":
+                  return uri;
+                default:
+                  throw new UnsupportedOperationException(m.getName());
+              }
+            });
+  }
+
+  private JsonNode schedulerInfo() throws IOException {
+    HttpCall call = HttpCall.request("GET", base + "/ws/v1/cluster/scheduler").send();
+    assertEquals(call.toString(), 200, call.status);
+    return call.json().path("scheduler").path("schedulerInfo");
+  }
+
+  private static JsonNode queue(JsonNode info, String name) {
+    for (JsonNode queue : info.path("rootQueue").path("childQueues").path("queue")) {
+      if (name.equals(queue.path("queueName").getTextValue())) {
+        return queue;
+      }
+    }
+    throw new AssertionError("no queue " + name + " in " + info);
+  }
+
+  private HttpURLConnection open(String method, String path) throws IOException {
+    HttpURLConnection connection = (HttpURLConnection) new URL(base + path).openConnection();
+    connection.setRequestMethod(method);
+    return connection;
+  }
+
+  private static String escaped(String text) {
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+  }
+}

@@ -1,0 +1,1 @@
+alert("not on the allow-list");

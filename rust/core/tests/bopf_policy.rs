@@ -120,6 +120,22 @@ fn three_lqs_beside_a_tq_land_in_hard_soft_and_elastic() {
     assert_eq!(class(&n, "root.lq1"), "elastic");
 }
 
+/// A queue that re-admission rejects once the capacity is known takes no new applications, and
+/// its status says so (a class of `rejected` beside `admitted: true` let apps in).
+#[test]
+fn a_queue_rejected_on_readmission_is_not_admitted() {
+    let mut s =
+        scheduler("bopf", &format!("{}<queue name=\"etl\"/>{}", lq("lq", 100, 50, 4000), lq("late", 100, 50, 100)));
+    s.add_node(0, 100, 1, Resources::new(100 * GB, 100)).unwrap();
+    s.node_heartbeat(0, 1_000, &[], &mut Vec::new(), 10).unwrap();
+    let st = SchedulerStatus::of(&s);
+    let late = st.queues.iter().find(|q| q.name == "root.late").unwrap();
+    assert_eq!((late.class, late.admitted), ("rejected", false), "{}", late.admission_reason);
+    assert!(s.add_app(1, "late", "u").unwrap_err().to_string().contains("rejected by admission control"));
+    assert_eq!(class(&s, "root.lq"), "hard");
+    s.add_app(2, "lq", "u").unwrap();
+}
+
 /// A burst in a Hard LQ takes freed capacity before a TQ with a far smaller share, up to its
 /// guaranteed rate; beyond the rate the two share by DRF.
 #[test]

@@ -491,7 +491,11 @@ impl Policy for Bopf {
                 bursts_met_deadline: b.met_deadline,
             }
         });
-        let admission = Admission { admitted: true, class: label(record.class), reason: record.reason.clone() };
+        let admission = Admission {
+            admitted: record.class != AdmissionClass::Rejected,
+            class: label(record.class),
+            reason: record.reason.clone(),
+        };
         QueueView { admission, guaranteed_rate: record.rate, burst }
     }
 

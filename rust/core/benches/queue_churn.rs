@@ -1,7 +1,8 @@
 //! Run-time queue churn leaves no trace: the one-node BoPF heartbeat (ten containers done, ten
 //! started) and the heap the scheduler holds, measured before and after 1,000,000 LQs were
-//! registered and deleted through the run-time queue API. Both must stay flat. The heap is
-//! counted by a wrapper around the system allocator, so this bench has its own binary.
+//! registered and deleted through the run-time queue API. Both must stay flat (the heap from
+//! the point the bounded history of admission decisions is full). The heap is counted by a
+//! wrapper around the system allocator, so this bench has its own binary.
 //!
 //! Run: `cargo bench -p tidal-core --bench queue_churn` (the churn itself takes a minute or two).
 
@@ -63,14 +64,19 @@ fn churn(c: &mut Criterion) {
         s.register_queue_xml(&lq, admin).unwrap();
         s.unregister_queue(&format!("lq{i}"), admin).unwrap();
     };
-    // The first cycle sizes what every cycle reuses; the heap is compared from there.
-    register_delete(&mut s, 0);
+    // The first cycles size what every cycle reuses, and fill the history's ring of admission
+    // decisions (one per registration; bounded, so from then on each new one replaces the
+    // oldest): the heap is compared from there.
+    let warm_up = tidal_core::history::MAX_ADMISSIONS as u32 + 1;
+    for i in 0..warm_up {
+        register_delete(&mut s, i);
+    }
     let before = LIVE.load(Ordering::Relaxed);
-    for i in 1..CYCLES {
+    for i in warm_up..CYCLES {
         register_delete(&mut s, i);
     }
     let after = LIVE.load(Ordering::Relaxed);
-    println!("live heap after 1 and after {CYCLES} register/delete cycles: {before} and {after} bytes");
+    println!("live heap after {warm_up} and after {CYCLES} register/delete cycles: {before} and {after} bytes");
     assert_eq!(s.state().queues.len(), 2, "deleted queues' slots are reused");
     assert!(after - before < 64 * 1024, "the heap grew by {} bytes over {CYCLES} cycles", after - before);
     support::steady_heartbeats(c, "heartbeat_bopf_1_node_1_app_after_1m_queue_register_delete", &mut s, 1, |_, _| {});

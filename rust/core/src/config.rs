@@ -270,7 +270,15 @@ pub struct Settings {
     pub max_allocation: Resources,
     /// Containers started on one node per heartbeat, at most.
     pub max_assign_per_heartbeat: u32,
+    /// How often the core samples queue shares into its history ([`crate::history`]), in ms of
+    /// its clock.
+    pub history_sample_interval_ms: i64,
 }
+
+/// The history sample interval unless configured: a second.
+pub const DEFAULT_HISTORY_SAMPLE_INTERVAL_MS: i64 = 1_000;
+/// The longest history sample interval: an hour.
+pub const MAX_HISTORY_SAMPLE_INTERVAL_MS: i64 = 3_600_000;
 
 impl Default for Settings {
     /// YARN 2.7's defaults.
@@ -279,6 +287,7 @@ impl Default for Settings {
             min_allocation: Resources::new(1024, 1),
             max_allocation: Resources::new(8192, 32),
             max_assign_per_heartbeat: 10,
+            history_sample_interval_ms: DEFAULT_HISTORY_SAMPLE_INTERVAL_MS,
         }
     }
 }
@@ -306,6 +315,12 @@ impl Settings {
         }
         if self.max_assign_per_heartbeat == 0 {
             return Err(CoreError::Config("max assignments per heartbeat must be at least 1".into()));
+        }
+        let interval = self.history_sample_interval_ms;
+        if !(1..=MAX_HISTORY_SAMPLE_INTERVAL_MS).contains(&interval) {
+            return Err(CoreError::Config(format!(
+                "history sample interval {interval} ms is outside [1, {MAX_HISTORY_SAMPLE_INTERVAL_MS}] ms"
+            )));
         }
         Ok(())
     }

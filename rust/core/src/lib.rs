@@ -12,6 +12,7 @@ pub mod config;
 pub mod dag;
 pub mod error;
 pub mod hints;
+pub mod history;
 pub mod holds;
 pub mod ids;
 pub mod policy;

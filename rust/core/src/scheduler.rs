@@ -15,6 +15,7 @@
 use crate::config::{self, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
 use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
+use crate::history::History;
 use crate::holds::{AppReservationView, Hold, Reservations};
 use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx, MAX_ALLOCATION_ID};
 use crate::policy::{self, Admission, AppPolicy, NodeOffer, Policy, QueueKey};
@@ -96,6 +97,8 @@ pub struct Scheduler {
     /// Containers a heartbeat reported ended, kept for the reservation step after the clock
     /// moved; reused across heartbeats.
     ended: Vec<(AllocationId, Allocation)>,
+    /// Shares, bursts and admission decisions over time, sampled after heartbeats.
+    history: History,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -139,6 +142,7 @@ impl Scheduler {
             reservations: Reservations::default(),
             reserving: false,
             ended: Vec::new(),
+            history: History::new(settings.history_sample_interval_ms),
         };
         s.reserving = s.any_reservation();
         for qi in 0..s.state.queues.len() {
@@ -158,8 +162,10 @@ impl Scheduler {
     }
 
     /// Runs the policy's admission for queue `qi`; a rejected queue takes no applications.
+    /// The decision goes into the history.
     fn admit(&mut self, qi: QueueIdx) -> Admission {
         let admission = self.policy.admit(&self.state, qi);
+        self.history.admitted(self.state.now_ms, qi, &self.state.queues[qi], &admission);
         let q = &mut self.state.queues[qi];
         if !admission.admitted {
             q.retired = true;
@@ -261,9 +267,13 @@ impl Scheduler {
                 .ne(queue_file.queues.iter().map(|q| q.slot_reservation));
         self.queue_file = queue_file;
         self.settings = settings;
+        self.history.set_interval(settings.history_sample_interval_ms);
         for qi in order {
             self.admit(qi);
         }
+        // Admitting may have re-run admission for the queues admitted before (BoPF does once
+        // the cluster has capacity).
+        self.history.revise_admissions(&self.state, self.policy.as_ref());
         // A run-time queue the new admission rejects is dropped, as a rejected registration is:
         // kept, it would outlive its queue and be saved and deleted as if it were live.
         let state = &self.state;
@@ -312,6 +322,7 @@ impl Scheduler {
         config.owner = Some(owner.to_string());
         let qi = self.upsert_queue(&config);
         let admission = self.admit(qi);
+        self.history.revise_admissions(&self.state, self.policy.as_ref());
         if admission.admitted {
             self.registered.push(Registered { config, xml: xml.to_string() });
         } else {
@@ -491,8 +502,16 @@ impl Scheduler {
                 }
             })
             .collect();
+        // The restored policy admitted every queue again.
+        self.history.revise_admissions(&self.state, self.policy.as_ref());
         info!(queues = self.state.queues.len(), policy_restored, now_ms = self.state.now_ms, "state restored");
         Ok(RestoreSummary { policy_restored, queues, warnings })
+    }
+
+    /// The history of shares, bursts and admission decisions as JSON (see [`crate::history`]):
+    /// samples taken after `since_ms`, every burst and decision kept.
+    pub fn history_json(&self, since_ms: i64) -> String {
+        self.history.to_json(self.state.now_ms, since_ms)
     }
 
     /// The policy's view of a queue: admission class, guarantee, burst state.
@@ -867,6 +886,9 @@ impl Scheduler {
         }
         if made < limit {
             made += self.serve_queues(at, limit - made, out);
+        }
+        if self.history.due(self.state.now_ms) {
+            self.history.sample(&self.state, self.policy.as_ref());
         }
         Ok(made)
     }

@@ -97,6 +97,16 @@ impl Queue {
         out
     }
 
+    /// Shown in status and history: live, or retired with apps still running.
+    pub fn visible(&self) -> bool {
+        !self.retired || !self.apps.is_empty()
+    }
+
+    /// Has demand: running or pending containers.
+    pub fn active(&self) -> bool {
+        self.running_containers > 0 || self.pending_containers > 0
+    }
+
     /// Average dominant share since the queue was created: `max_k (∫ usage_k) / (C_k · T)`,
     /// with today's capacity `C`. Zero before any time has passed.
     pub fn long_term_dominant_share(&self, cluster: &Resources, now_ms: i64) -> f64 {
@@ -112,6 +122,36 @@ impl Queue {
             }
         }
         share
+    }
+}
+
+/// Weighted DRF fair shares of the visible queues: a queue's weight over the weights of the
+/// queues with demand, or over all visible queues when none has demand.
+#[derive(Copy, Clone, Debug)]
+pub struct FairShares {
+    active_weight: f64,
+    all_weight: f64,
+}
+
+impl FairShares {
+    pub fn of(state: &ClusterState) -> FairShares {
+        let (mut active_weight, mut all_weight) = (0.0, 0.0);
+        for q in state.queues.iter().filter(|q| q.visible()) {
+            all_weight += q.config.weight;
+            if q.active() {
+                active_weight += q.config.weight;
+            }
+        }
+        FairShares { active_weight, all_weight }
+    }
+
+    /// The fair share of visible queue `q`.
+    pub fn of_queue(&self, q: &Queue) -> f64 {
+        match (self.active_weight > 0.0, q.active()) {
+            (true, true) => q.config.weight / self.active_weight,
+            (true, false) => 0.0,
+            (false, _) => q.config.weight / self.all_weight,
+        }
     }
 }
 

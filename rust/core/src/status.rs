@@ -4,7 +4,7 @@ use crate::acl::QueueAcls;
 use crate::policy::BurstView;
 use crate::resource::Resources;
 use crate::scheduler::Scheduler;
-use crate::state::Queue;
+use crate::state::FairShares;
 use serde::Serialize;
 
 #[derive(Debug, Serialize, PartialEq)]
@@ -76,27 +76,16 @@ pub struct SchedulerStatus {
     pub queues: Vec<QueueStatus>,
 }
 
-fn visible(q: &Queue) -> bool {
-    !q.retired || !q.apps.is_empty()
-}
-
-fn active(q: &Queue) -> bool {
-    q.running_containers > 0 || q.pending_containers > 0
-}
-
 impl SchedulerStatus {
     pub fn of(scheduler: &Scheduler) -> SchedulerStatus {
         let state = scheduler.state();
-        let live = || state.queues.iter().enumerate().filter(|(_, q)| visible(q));
-        let active_weight: f64 = live().filter(|(_, q)| active(q)).map(|(_, q)| q.config.weight).sum();
-        let all_weight: f64 = live().map(|(_, q)| q.config.weight).sum();
-        let queues = live()
+        let fair = FairShares::of(state);
+        let queues = state
+            .queues
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| q.visible())
             .map(|(i, q)| {
-                let fair_share = match (active_weight > 0.0, active(q)) {
-                    (true, true) => q.config.weight / active_weight,
-                    (true, false) => 0.0,
-                    (false, _) => q.config.weight / all_weight,
-                };
                 let view = scheduler.queue_view(i);
                 QueueStatus {
                     name: q.name().to_string(),
@@ -116,7 +105,7 @@ impl SchedulerStatus {
                     pending: q.pending_resources.into(),
                     dominant_share: q.usage.dominant_share(&state.capacity),
                     long_term_share: q.long_term_dominant_share(&state.capacity, state.now_ms),
-                    fair_share,
+                    fair_share: fair.of_queue(q),
                     reservations: q.apps.iter().filter_map(|&s| scheduler.reservation_view(state.app(s).key)).collect(),
                     acls: q.config.acls.clone(),
                 }

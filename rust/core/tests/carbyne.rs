@@ -15,6 +15,7 @@ fn settings() -> Settings {
         min_allocation: Resources::new(1, 1),
         max_allocation: Resources::new(1 << 20, 1 << 10),
         max_assign_per_heartbeat: 100,
+        ..Settings::default()
     }
 }
 

@@ -588,6 +588,19 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_queueStatusJson<'l>(
 }
 
 #[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_historyJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    since_ms: jlong,
+) -> jstring {
+    guard(&mut env, |env| {
+        let json = with_instance(handle, |inst| Ok(inst.scheduler.history_json(since_ms)))?;
+        jstring_of(env, &json)
+    })
+}
+
+#[no_mangle]
 pub extern "system" fn Java_org_tidal_yarn_TidalNative_fullQueueName<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,

@@ -67,6 +67,7 @@ pub fn settings(raw: &[i64]) -> WireResult<Settings> {
         min_allocation: Resources::new(raw[0], raw[1]),
         max_allocation: Resources::new(raw[2], raw[3]),
         max_assign_per_heartbeat: max_assign,
+        ..Settings::default()
     })
 }
 

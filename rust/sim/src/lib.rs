@@ -4,6 +4,7 @@
 //! `tidal_core::Scheduler` the ResourceManager runs for every placement.
 
 pub mod bench;
+pub mod dashboard;
 pub mod experiments;
 pub mod fidelity;
 pub mod gen;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use tidal_sim::bench::{self, BenchCase};
 use tidal_sim::experiments::{self, Scale};
 use tidal_sim::metrics::{improvement, JctStats};
-use tidal_sim::{policies, report, runner, spec::Spec};
+use tidal_sim::{dashboard, policies, report, runner, spec::Spec};
 
 /// Trace-driven simulator of a YARN cluster running Tidal's scheduling core.
 #[derive(Parser)]
@@ -22,8 +22,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run one experiment spec (TOML or JSON) and write jobs.csv, shares.csv, summary.json and
-    /// SVG plots.
+    /// Run one experiment spec (TOML or JSON) and write jobs.csv, shares.csv, summary.json, SVG
+    /// plots, and the core's status.json and history.json.
     Run {
         spec: PathBuf,
         /// Output directory (default target/tidal-sim/<spec name>).
@@ -58,6 +58,15 @@ enum Cmd {
     },
     /// Factors of improvement between two runs' jobs.csv (base / new).
     Compare { base: PathBuf, new: PathBuf },
+    /// Write a run's dashboard as one standalone HTML page (everything inlined, nothing fetched)
+    /// from its status.json and history.json.
+    Report {
+        /// The run's output directory.
+        run_dir: PathBuf,
+        /// The page to write (default <run-dir>/report.html).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Scale benchmarks on synthetic workloads: wall time and peak memory.
     Bench {
         #[arg(value_enum, default_value = "all")]
@@ -129,6 +138,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             let summary = report::write_all(&run, s.sim.fairness_window_ms, &out)?;
             say!("{}", serde_json::to_string_pretty(&summary)?);
             eprintln!("outputs in {}", out.display());
+            eprintln!("dashboard page: tidal-sim report {}", out.display());
         }
         Cmd::Experiment { name, scale, out, list, swap } => {
             if list || name.is_none() {
@@ -183,6 +193,11 @@ fn main_inner(cli: Cli) -> Result<()> {
             ] {
                 say!("{n:<8} {x:>10.1} {y:>10.1} {z:>8.2}");
             }
+        }
+        Cmd::Report { run_dir, out } => {
+            let out = out.unwrap_or_else(|| run_dir.join(dashboard::REPORT_FILE));
+            dashboard::write_report(&run_dir, &out)?;
+            eprintln!("report in {}", out.display());
         }
         Cmd::Bench { case, policy } => {
             policies::check_policy(&policy)?;

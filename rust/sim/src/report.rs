@@ -1,5 +1,7 @@
-//! Files a run leaves behind: jobs and shares as CSV, shares and JCT CDFs as SVG, a summary JSON.
+//! Files a run leaves behind: jobs and shares as CSV, shares and JCT CDFs as SVG, a summary JSON,
+//! and the core's status and history documents (which `tidal-sim report` turns into a page).
 
+use crate::dashboard;
 use crate::metrics::{summarize, Summary};
 use crate::sim::output::RunOutput;
 use anyhow::{Context, Result};
@@ -172,6 +174,10 @@ pub fn write_all(run: &RunOutput, window_ms: i64, dir: &Path) -> Result<Summary>
     write_jobs_csv(run, &dir.join("jobs.csv"))?;
     write_shares_csv(run, &dir.join("shares.csv"))?;
     std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
+    for (name, json) in [(dashboard::STATUS_FILE, &run.status_json), (dashboard::HISTORY_FILE, &run.history_json)] {
+        let path = dir.join(name);
+        std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     plot_shares(run, &dir.join("shares.svg"))?;
     plot_jct_cdf(&[(run.policy.as_str(), run)], None, &dir.join("jct_cdf.svg"))?;
     Ok(summary)

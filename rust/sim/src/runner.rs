@@ -26,7 +26,8 @@ pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
     if capacity.memory_mb() <= 0 || capacity.vcores() <= 0 {
         bail!("cluster.machine needs positive memory_mb and vcores");
     }
-    let mut settings = Settings { max_allocation: capacity, ..Settings::default() };
+    let mut settings =
+        Settings { max_allocation: capacity, history_sample_interval_ms: spec.sim.sample_ms, ..Settings::default() };
     if let Some(m) = &spec.scheduler.min_allocation {
         settings.min_allocation = m.to_resources("scheduler.min_allocation")?;
     }

@@ -149,7 +149,8 @@ pub struct SimSpec {
     /// The ApplicationMaster's container, held for the job's lifetime (priority 0). `{}`
     /// turns AM modelling off.
     pub am_container: ResourceSpec,
-    /// Period of the per-queue share samples.
+    /// Period of the per-queue share samples, and of the core's history samples
+    /// (`history.json`, at most an hour).
     pub sample_ms: i64,
     /// When no parked node can take any pending ask, nodes are looked at again after this long
     /// (only time-driven policies can change their mind without an event); 0 = never.

@@ -499,6 +499,10 @@ impl Policy for Bopf {
         QueueView { admission, guaranteed_rate: record.rate, burst }
     }
 
+    fn readmitted_at_ms(&self) -> Option<i64> {
+        (self.last_admission_ms != i64::MIN).then_some(self.last_admission_ms)
+    }
+
     fn next_event_ms(&self) -> Option<i64> {
         // A burst's deadline ends its Soft priority; a Hard burst's order changes only with usage.
         let deadlines = self.lqs.iter().filter_map(|&q| match self.record_of(q)?.burst.as_ref()?.phase {

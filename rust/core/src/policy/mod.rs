@@ -10,6 +10,7 @@
 //! - [`Policy::admit`]: a queue joins (configuration load, reload, run-time registration);
 //!   the policy sorts it into a class or rejects it.
 //! - [`Policy::begin_heartbeat`]: time has advanced; refresh time-driven state.
+//! - [`Policy::readmitted_at_ms`]: when the policy last revised its admission decisions itself.
 //! - [`Policy::queue_key`]: the order in which queues are offered a node (queue sort).
 //! - [`Policy::queue_view`]: what the policy knows about a queue, for status and logs.
 //! - [`Policy::next_event_ms`]: when the policy's order next changes by itself.
@@ -110,6 +111,13 @@ pub trait Policy: Send {
 
     /// Called once per heartbeat before any assignment.
     fn begin_heartbeat(&mut self, _state: &ClusterState, _now_ms: i64) {}
+
+    /// When the policy last ran admission again for its queues by itself (BoPF does when the
+    /// cluster capacity changes), which may have changed classes outside [`Policy::admit`];
+    /// `None` when it never did.
+    fn readmitted_at_ms(&self) -> Option<i64> {
+        None
+    }
 
     /// The next time at which the policy's order changes without any event (a burst deadline
     /// passing, say), so a host can call the scheduler then instead of polling.

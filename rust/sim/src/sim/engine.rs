@@ -530,7 +530,9 @@ impl<'a> Engine<'a> {
             let demand = jobs[t.job as usize].stages[t.container_stage as usize].demand;
             self.capture.allocate(&demand, -(t.end - now).max(0));
         }
-        let lq_admission = SchedulerStatus::of(&self.sched)
+        let status = SchedulerStatus::of(&self.sched);
+        let status_json = status.to_json();
+        let lq_admission = status
             .queues
             .into_iter()
             .filter(|q| q.kind == "lq")
@@ -575,6 +577,8 @@ impl<'a> Engine<'a> {
             unfinished: jobs.len() - self.finished,
             lq_admission,
             app_policy: self.sched.app_policy_view(),
+            status_json,
+            history_json: self.sched.history_json(i64::MIN),
         }
     }
 }

@@ -81,4 +81,8 @@ pub struct RunOutput {
     pub lq_admission: Vec<LqAdmission>,
     /// The app policy's report on its decisions at the end of the run, if it keeps one.
     pub app_policy: Option<serde_json::Value>,
+    /// The core's status document at the end of the run.
+    pub status_json: String,
+    /// The core's history document (every sample, burst and admission decision it kept).
+    pub history_json: String,
 }

@@ -210,6 +210,15 @@ public final class TidalNative {
   public static native String queueStatusJson(long handle);
 
   /**
+   * What the core recorded over time, as JSON: per-queue share samples taken after {@code sinceMs}
+   * (oldest first), and every latency-sensitive burst and admission decision it still keeps
+   * (bounded; the oldest are dropped first). Times are the core's clock, the {@code nowMs} of
+   * {@link #nodeHeartbeat}; samples are taken by heartbeats once that clock has advanced by the
+   * sample interval (1 s).
+   */
+  public static native String historyJson(long handle, long sinceMs);
+
+  /**
    * Takes the buffered log records of the Rust core, one per line as {@code
    * LEVEL<TAB>target<TAB>message}; empty when there are none.
    */

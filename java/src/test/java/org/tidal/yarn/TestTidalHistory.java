@@ -1,0 +1,102 @@
+package org.tidal.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import org.codehaus.jackson.JsonNode;
+import org.codehaus.jackson.map.ObjectMapper;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+
+/**
+ * The core's history through the bridge: a BoPF instance whose latency-sensitive queue bursts,
+ * driven by heartbeats on the core's clock, reports its samples, the burst and the admission
+ * decisions.
+ */
+public class TestTidalHistory {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  /** 2 vcore-seconds (and 2 GB-seconds) due within 1 s, every 10 s. */
+  private static final String QUEUES =
+      "<tidal><policy>bopf</policy><queue name=\"tq\"/>"
+          + "<queue name=\"lq\"><type>lq</type><period-sec>10</period-sec>"
+          + "<deadline-sec>1</deadline-sec><burst-demand><vcores>2</vcores>"
+          + "<memory-mb>2048</memory-mb></burst-demand></queue></tidal>";
+
+  private static final long LQ_APP = 7;
+
+  private long handle;
+
+  @Before
+  public void create() {
+    handle = TidalNative.create(QUEUES, new long[] {1024, 1, 8192, 8, 10, 0});
+    TidalNative.addNode(handle, 0, 1, 2, 8192, 8);
+  }
+
+  @After
+  public void destroy() {
+    TidalNative.destroy(handle);
+  }
+
+  private JsonNode history(long sinceMs) throws Exception {
+    return MAPPER.readTree(TidalNative.historyJson(handle, sinceMs));
+  }
+
+  private void heartbeat(long nowMs) {
+    long[] out = new long[10 * TidalNative.DECISION_STRIDE];
+    TidalNative.nodeHeartbeat(handle, 0, nowMs, new long[0], out);
+  }
+
+  @Test
+  public void heartbeatsRecordSharesTheBurstAndAdmissions() throws Exception {
+    TidalNative.addApp(handle, LQ_APP, "lq", "alice");
+    long[] asks = {1, TidalNative.ANY_LOCATION, 4, 1, 1024, 1};
+    TidalNative.allocate(handle, LQ_APP, asks, new long[0], null, null);
+    heartbeat(1000);
+    heartbeat(1500);
+    heartbeat(2500);
+
+    JsonNode all = history(Long.MIN_VALUE);
+    assertEquals(all.toString(), 2500, all.path("now_ms").getLongValue());
+    JsonNode samples = all.path("samples");
+    assertEquals(all.toString(), 2, samples.size());
+    assertEquals(1000, samples.get(0).path("t_ms").getLongValue());
+    assertEquals(2500, samples.get(1).path("t_ms").getLongValue());
+    JsonNode lq = samples.get(0).path("queues").get(1);
+    assertEquals("root.lq", lq.path("name").getTextValue());
+    assertEquals("on", lq.path("burst_phase").getTextValue());
+    assertEquals(4, lq.path("running_containers").getLongValue());
+    // Four of eight vcores.
+    assertEquals(0.5, lq.path("share").getDoubleValue(), 1e-9);
+    assertEquals(0.25, lq.path("guaranteed_share").getDoubleValue(), 1e-9);
+
+    JsonNode burst = all.path("bursts").get(0);
+    assertEquals("root.lq", burst.path("queue").getTextValue());
+    assertEquals(1000, burst.path("started_ms").getLongValue());
+    assertEquals(2000, burst.path("deadline_at_ms").getLongValue());
+    assertTrue(burst.toString(), burst.path("ended_ms").isNull());
+
+    boolean lqAdmitted = false;
+    for (JsonNode a : all.path("admissions")) {
+      lqAdmitted |=
+          "root.lq".equals(a.path("queue").getTextValue())
+              && a.path("admitted").getBooleanValue()
+              && !a.path("reason").getTextValue().isEmpty();
+    }
+    assertTrue(all.path("admissions").toString(), lqAdmitted);
+
+    assertEquals(1, history(1000).path("samples").size());
+  }
+
+  @Test
+  public void anUnknownHandleIsATidalException() {
+    try {
+      TidalNative.historyJson(-1, 0);
+      fail("history of an unknown handle");
+    } catch (TidalException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("unknown or destroyed scheduler handle"));
+    }
+  }
+}

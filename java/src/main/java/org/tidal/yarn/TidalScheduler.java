@@ -622,6 +622,13 @@ public class TidalScheduler extends FifoScheduler {
     return queues.statusJson();
   }
 
+  /**
+   * The core's history JSON, samples after {@code sinceMs} (see {@link TidalNative#historyJson}).
+   */
+  String historyJson(long sinceMs) {
+    return TidalNative.historyJson(core.handle(), sinceMs);
+  }
+
   /** A time of the core's clock as wall-clock milliseconds since 1970. */
   long wallClockMs(long coreMs) {
     return core.wallClockMs(coreMs);

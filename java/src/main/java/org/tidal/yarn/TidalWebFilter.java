@@ -25,6 +25,8 @@ import org.apache.commons.logging.LogFactory;
  *   <li>{@code /ws/v1/cluster/scheduler}: the scheduler's REST view ({@link SchedulerInfo}), where
  *       the RM would only know Capacity, Fair and FIFO schedulers;
  *   <li>{@code /ws/v1/cluster/tidal/status}: the core's status JSON as it is;
+ *   <li>{@code /ws/v1/cluster/tidal/history?since=<ms>}: what the core recorded over time, samples
+ *       after {@code since} (all without it);
  *   <li>{@code /tidal/dashboard} and {@code /tidal/static/<file>}: the dashboard ({@link
  *       WebAssets}).
  * </ul>
@@ -64,6 +66,19 @@ public final class TidalWebFilter implements Filter {
     routes.put(
         "/ws/v1/cluster/tidal/status",
         (request, scheduler) -> WebReply.json(scheduler.statusJson()));
+    routes.put(
+        "/ws/v1/cluster/tidal/history",
+        (request, scheduler) -> {
+          String since = request.getParameter("since");
+          try {
+            return WebReply.json(
+                scheduler.historyJson(since == null ? Long.MIN_VALUE : Long.parseLong(since)));
+          } catch (NumberFormatException e) {
+            return WebReply.error(
+                400,
+                "since must be a time in milliseconds of the core's clock, not '" + since + "'");
+          }
+        });
     routes.put("/tidal/dashboard", (request, scheduler) -> ASSETS.get("dashboard.html"));
     return Collections.unmodifiableMap(routes);
   }

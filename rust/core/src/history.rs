@@ -134,6 +134,9 @@ pub struct History {
     admissions: Ring<AdmissionRecord>,
     /// By queue index: as long as the queue table, which reuses removed queues' slots.
     slots: Vec<Option<Slot>>,
+    /// The policy's last re-admission round recorded: each round is a decision for every queue,
+    /// recorded with its reason even where the class stayed the same.
+    readmission_seen: Option<i64>,
 }
 
 /// The history document (see the module docs); borrowed from [`History`] to serialise.
@@ -163,6 +166,7 @@ impl History {
             bursts: Ring::new(MAX_BURSTS),
             admissions: Ring::new(MAX_ADMISSIONS),
             slots: Vec::new(),
+            readmission_seen: None,
         }
     }
 
@@ -221,17 +225,33 @@ impl History {
         self.admissions.push(record);
     }
 
-    /// Records the classes of live queues that the policy changed by itself since they were
-    /// last recorded.
+    /// Records the admissions of live queues that the policy decided by itself since they were
+    /// last recorded: every queue's after a re-admission round, else those whose class changed.
     pub fn revise_admissions(&mut self, state: &ClusterState, policy: &dyn Policy) {
+        let new_round = self.new_readmission_round(policy);
         for (qi, q) in state.queues.iter().enumerate().filter(|(_, q)| !q.retired) {
-            self.revise(state, policy, qi, q, &policy.queue_view(qi).admission);
+            self.revise(state, policy, new_round, qi, q, &policy.queue_view(qi).admission);
         }
     }
 
-    fn revise(&mut self, state: &ClusterState, policy: &dyn Policy, qi: QueueIdx, q: &Queue, admission: &Admission) {
+    fn new_readmission_round(&mut self, policy: &dyn Policy) -> bool {
+        let round = policy.readmitted_at_ms();
+        let new_round = round != self.readmission_seen;
+        self.readmission_seen = round;
+        new_round
+    }
+
+    fn revise(
+        &mut self,
+        state: &ClusterState,
+        policy: &dyn Policy,
+        new_round: bool,
+        qi: QueueIdx,
+        q: &Queue,
+        admission: &Admission,
+    ) {
         let slot = self.slot(qi, q);
-        if slot.class != admission.class || slot.admitted != admission.admitted {
+        if new_round || slot.class != admission.class || slot.admitted != admission.admitted {
             let t = policy.readmitted_at_ms().unwrap_or(state.now_ms);
             self.admitted(t, qi, q, admission);
         }
@@ -249,11 +269,12 @@ impl History {
         if self.heads.len() == MAX_SAMPLES {
             self.drop_oldest_sample();
         }
+        let new_round = self.new_readmission_round(policy);
         for (qi, q) in state.queues.iter().enumerate().filter(|(_, q)| q.visible()) {
             used += q.usage;
             let view = policy.queue_view(qi);
             if !q.retired {
-                self.revise(state, policy, qi, q, &view.admission);
+                self.revise(state, policy, new_round, qi, q, &view.admission);
             }
             let guaranteed_share = view.guaranteed_rate.map(|r| r.dominant_share(capacity));
             if let Some(b) = &view.burst {

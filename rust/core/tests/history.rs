@@ -179,10 +179,17 @@ fn admissions_are_recorded_with_their_reasons() {
     assert_eq!(provisional, vec![("root.tq", "elastic"), ("root.b", "elastic"), ("root.big", "elastic")]);
     assert!(h["admissions"][2]["reason"].as_str().unwrap().starts_with("provisional"));
 
-    // The first heartbeat with capacity runs admission for real: the LQ's class changes.
+    // The first heartbeat with capacity runs admission for real: a decision for every queue,
+    // with its reason, the TQs' too although their class stays elastic; the LQ's class changes.
     s.add_node(0, 1, 100, Resources::new(GB, 2)).unwrap();
     s.node_heartbeat(0, 1_000, &[], &mut Vec::new(), 1).unwrap();
     let h = history(&s, i64::MIN);
+    let round: Vec<(&str, &str)> = h["admissions"].as_array().unwrap()[3..]
+        .iter()
+        .map(|a| (a["queue"].as_str().unwrap(), a["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(round.iter().map(|(q, _)| *q).collect::<Vec<_>>(), vec!["root.tq", "root.b", "root.big"]);
+    assert!(round.iter().all(|(_, reason)| !reason.starts_with("provisional")), "{round:?}");
     let last = h["admissions"].as_array().unwrap().last().unwrap().clone();
     let status: Value = serde_json::from_str(&tidal_core::status::SchedulerStatus::of(&s).to_json()).unwrap();
     let big = status["queues"].as_array().unwrap().iter().find(|q| q["name"] == "root.big").unwrap().clone();

@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run clean
+.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run clean
 
 all: build
 
@@ -43,7 +43,20 @@ test-rust: lint-rust
 test-java: native
 	$(MVN) -f java/pom.xml $(MVN_NATIVE) install
 
-test-it: jar
+# The dashboard's browser test needs Chromium (Debian's package, installed when root) and
+# Playwright's driver library from the npm registry; without them it skips and says why.
+browser-deps:
+	@if ! command -v chromium >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Chromium from Debian packages"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else echo "no chromium and not root: the dashboard browser test will be skipped"; fi; \
+	fi
+	@if command -v npm >/dev/null; then \
+	  cd it-tests/browser && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "no npm: the dashboard browser test will be skipped"; fi
+
+test-it: jar browser-deps
 	$(MVN) -f it-tests/pom.xml $(MVN_NATIVE) verify
 
 demo: demo-yarn demo-sim

@@ -71,7 +71,8 @@ try {
   });
   await check(`${burstQueue} shows a burst in the queue tree`, async () => {
     const row = `#queues tr[data-queue="${burstQueue}"]`;
-    await page.waitForSelector(`${row}[data-burst-phase="on"], ${row}[data-burst-phase="catch-up"]`,
+    const phases = ["on", "catch-up", "beyond-declaration"];
+    await page.waitForSelector(phases.map((p) => `${row}[data-burst-phase="${p}"]`).join(", "),
       { timeout });
     seen.burstRow = await page.textContent(row);
   });

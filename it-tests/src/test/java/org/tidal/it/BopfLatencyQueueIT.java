@@ -189,7 +189,7 @@ public class BopfLatencyQueueIT {
   }
 
   /** The test's queue file with the given policy, written under the work directory. */
-  private static String queueFile(String policy) throws Exception {
+  static String queueFile(String policy) throws Exception {
     String xml =
         new String(
             Files.readAllBytes(Paths.get(SchedulerUnderTest.resourcePath("tidal-bopf-lq.xml"))),
@@ -318,8 +318,7 @@ public class BopfLatencyQueueIT {
    * capacity (Hard under BoPF), every vcore is in use and the TQs, each with maps waiting, hold
    * equal shares within one container: from then on any LQ container has to come from a TQ.
    */
-  private static JsonNode awaitSaturatedAndAdmitted(TidalRest rest, String policy)
-      throws Exception {
+  static JsonNode awaitSaturatedAndAdmitted(TidalRest rest, String policy) throws Exception {
     long clusterVcores = (long) HarnessSettings.NODE_MANAGERS * HarnessSettings.NM_VCORES;
     double oneContainer = 1.0 / clusterVcores;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -369,8 +368,7 @@ public class BopfLatencyQueueIT {
   }
 
   /** A map-only SleepJob in {@code queue}. */
-  private static Job sleepJob(Configuration base, String queue, int maps, long mapMillis)
-      throws Exception {
+  static Job sleepJob(Configuration base, String queue, int maps, long mapMillis) throws Exception {
     Configuration conf = new Configuration(base);
     conf.set(MRJobConfig.QUEUE_NAME, queue);
     SleepJob sleep = new SleepJob();

@@ -456,7 +456,7 @@ impl Reader<'_, '_> {
             }
             "drf" => {
                 let reason =
-                    format!("drf -> {job_fair}: Tidal's {job_fair} is job-level DRF, shares by dominant share");
+                    format!("drf -> {job_fair}: Tidal's {job_fair} is job-level DRF (equal dominant shares per job)");
                 self.report(Outcome::Changed, node, queue, reason);
                 Some(job_fair)
             }
@@ -531,7 +531,10 @@ impl Reader<'_, '_> {
                     }
                     rule.create = Some(create);
                 }
-                "queue" if name == "default" => rule.queue = Some(attr.value().trim().to_string()),
+                // An empty queue is FairScheduler's root.default, as no attribute is.
+                "queue" if name == "default" => {
+                    rule.queue = Some(attr.value().trim().to_string()).filter(|q| !q.is_empty())
+                }
                 other => {
                     let reason = format!("not an attribute of rule '{name}'");
                     self.report_attribute(node, other, None, reason);

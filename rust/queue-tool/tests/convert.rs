@@ -193,3 +193,26 @@ fn leaf_only_settings_stay_on_leaves_and_are_dropped_on_parents() {
     let dropped: Vec<(&str, u32)> = conversion.findings.iter().map(|f| (f.element.as_str(), f.line)).collect();
     assert_eq!(dropped, [("maxAMShare", 7), ("schedulingPolicy", 8)]);
 }
+
+#[test]
+fn placement_rules_fairscheduler_would_not_use_are_dropped() {
+    let xml = "<allocations>\n<queue name=\"a\"/>\n<queuePlacementPolicy>\n\
+               <rule name=\"nestedUserQueue\"/>\n\
+               <rule name=\"user\" create=\"false\" queue=\"a\"><rule name=\"primaryGroup\"/></rule>\n\
+               <rule name=\"default\" queue=\"\"/>\n\
+               </queuePlacementPolicy>\n</allocations>";
+    let conversion = convert(xml, "in.xml").unwrap();
+    assert!(conversion.xml.contains(
+        "<queuePlacementPolicy>\n    <rule name=\"user\" create=\"false\"/>\n    <rule name=\"default\"/>\n  \
+         </queuePlacementPolicy>"
+    ));
+    let report: Vec<String> = conversion.findings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        report,
+        [
+            "line 4: dropped <rule>: nestedUserQueue needs exactly one nested <rule>",
+            "line 5: dropped <rule@queue>: not an attribute of rule 'user'",
+            "line 5: dropped <rule>: rule 'user' takes no nested elements",
+        ]
+    );
+}

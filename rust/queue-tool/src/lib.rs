@@ -334,30 +334,19 @@ impl Reader<'_, '_> {
                 _ => self.report(Outcome::Dropped, child, q, "not a queue element Tidal knows"),
             }
         }
-        let is_parent = queue.declared_parent || !queue.children.is_empty();
-        if let Some(child) = am_share {
-            if is_parent {
-                self.report(
-                    Outcome::Dropped,
-                    child,
-                    q,
-                    "a parent queue has no AMs of its own (FairScheduler ignores it too)",
-                );
-            } else {
-                queue.max_am_share = self.am_share(child, q);
+        if queue.declared_parent || !queue.children.is_empty() {
+            let leaf_only = [
+                (am_share, "a parent queue has no AMs of its own (FairScheduler ignores it too)"),
+                (policy, "on a parent it orders the children, which Tidal shares by <policy>drf</policy>"),
+            ];
+            for (child, reason) in leaf_only {
+                if let Some(child) = child {
+                    self.report(Outcome::Dropped, child, q, reason);
+                }
             }
-        }
-        if let Some(child) = policy {
-            if is_parent {
-                self.report(
-                    Outcome::Dropped,
-                    child,
-                    q,
-                    "on a parent it orders the children, which Tidal shares by <policy>drf</policy>",
-                );
-            } else {
-                queue.app_policy = self.app_policy(child, q);
-            }
+        } else {
+            queue.max_am_share = am_share.and_then(|child| self.am_share(child, q));
+            queue.app_policy = policy.and_then(|child| self.app_policy(child, q));
         }
         Ok(queue)
     }

@@ -69,16 +69,20 @@ final class ContainerCompletion {
       }
       usage.containerFinished(container.getResource());
       ids.ended(container.getId());
-      LOG.info(
-          "Attempt "
-              + app.getApplicationAttemptId()
-              + " released container "
-              + container.getId()
-              + " on "
-              + container.getNodeId()
-              + " ("
-              + event
-              + ")");
+      // Hadoop's attempt already logs every completed container at INFO; a second INFO line
+      // per container cost some 4% of the heartbeat under churn.
+      if (LOG.isDebugEnabled()) {
+        LOG.debug(
+            "Attempt "
+                + app.getApplicationAttemptId()
+                + " released container "
+                + container.getId()
+                + " on "
+                + container.getNodeId()
+                + " ("
+                + event
+                + ")");
+      }
       return true;
     }
   }

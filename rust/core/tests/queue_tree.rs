@@ -177,3 +177,30 @@ fn reloading_the_tree_moves_leaves_and_recounts_parents() {
     assert!(st.queue_by_name("root.b").is_none(), "root.b became root.g.b; empty, it is gone");
     assert_eq!(st.queue_by_name("root.g.b").unwrap().path, [1]);
 }
+
+#[test]
+fn an_lq_under_a_parent_is_admitted_against_the_parents_share() {
+    // 80 vcores. eng (w=1) next to batch (w=3) has a quarter: 20 vcores. An LQ guaranteed 15
+    // vcores (1500 vcore-s over a 100 s deadline) fits in it; one guaranteed 25 does not,
+    // though it would directly under the root.
+    let classes = |lqs: &str| {
+        let xml = format!(
+            "<tidal><policy>bopf</policy><queue name=\"eng\">{lqs}</queue>\
+             <queue name=\"batch\"><weight>3</weight></queue><queue name=\"top\">{}</queue></tidal>",
+            "<type>lq</type><period-sec>100</period-sec><deadline-sec>100</deadline-sec>\
+             <burst-demand><memory-mb>2560000</memory-mb><vcores>2500</vcores></burst-demand>"
+        );
+        let mut s = Scheduler::from_xml(&xml, Settings::default()).unwrap();
+        add_nodes(&mut s, 10);
+        fill(&mut s, 1);
+        let st = s.state();
+        let view = |name: &str| s.queue_view(st.queue_index[name]).admission;
+        (view("root.eng.dash"), view("root.top"))
+    };
+    let (dash, top) = classes(&common::lq("dash", 100, 100, 1500));
+    assert_eq!((dash.class, top.class), ("hard", "hard"), "{dash:?} {top:?}");
+    assert!(dash.reason.contains("within parent 'root.eng'"), "{}", dash.reason);
+    let (dash, _) = classes(&common::lq("dash", 100, 100, 2500));
+    assert_ne!(dash.class, "hard", "25 vcores do not fit eng's 20: {dash:?}");
+    assert!(dash.reason.contains("within parent 'root.eng'"), "{}", dash.reason);
+}

@@ -134,6 +134,11 @@ fn a_parent_takes_no_apps_and_only_demanding_siblings_share() {
         (Some(0.5), Some(0.5), Some(0.0))
     );
     assert_eq!(status["used"]["vcores"], 32);
+    let xml = r#"<tidal><queue name="a"><aclSubmitApps>alice</aclSubmitApps><queue name="x"/></queue></tidal>"#;
+    let s = Scheduler::from_xml(xml, Settings::default()).unwrap();
+    let status: serde_json::Value = serde_json::from_str(&SchedulerStatus::of(&s).to_json()).unwrap();
+    let a = status["queues"].as_array().unwrap().iter().find(|q| q["name"] == "root.a").unwrap();
+    assert_eq!(a["acls"]["submit_apps"], "alice ", "a parent's ACLs reach the host, which passes them down");
 }
 
 #[test]

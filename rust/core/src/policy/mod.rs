@@ -216,8 +216,12 @@ impl PartialOrd for PathKey {
 
 impl Ord for PathKey {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Decided at the first level that differs: most comparisons stop at the top.
         let levels = self.levels.iter().zip(&other.levels).map(|(a, b)| a.total_cmp(b));
-        levels.fold(self.tier.cmp(&other.tier), std::cmp::Ordering::then)
+        std::iter::once(self.tier.cmp(&other.tier))
+            .chain(levels)
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
     }
 }
 

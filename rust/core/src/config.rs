@@ -25,6 +25,23 @@
 //! </tidal>
 //! ```
 //!
+//! Queues nest as in FairScheduler's allocation file: a `<queue>` holding `<queue>` elements
+//! (or marked `type="parent"`, with no children yet) is a parent queue, whose children are
+//! named under it (`root.eng.etl`; [`child_queue_name`] is the one place a level is added).
+//! Only leaves take apps. A parent takes `<weight>` (its share among its siblings), the ACLs,
+//! and `<app-policy>` with its knobs, which its leaves inherit unless they set their own; the
+//! top-level `<app-policy>` is the default for every queue. Queues may also be nested inside
+//! `<queue name="root">`. A file without nesting has every leaf directly under the root, as
+//! before.
+//!
+//! ```xml
+//! <queue name="eng"><weight>2</weight><app-policy>carbyne</app-policy>
+//!   <queue name="etl"/>
+//!   <queue name="dash"><type>lq</type>...</queue>  <!-- admitted against eng's share -->
+//! </queue>
+//! <queue name="notebooks" type="parent"/>
+//! ```
+//!
 //! Speculative slot reservation ([`crate::reservation`]) is off unless the file enables it, for
 //! every queue at the top level or for one queue inside its `<queue>` (a queue's element
 //! replaces the top-level one for that queue):

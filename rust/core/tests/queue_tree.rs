@@ -27,6 +27,14 @@ fn fill(s: &mut Scheduler, nodes: u32) -> Vec<Decision> {
     out
 }
 
+/// Adds each app to its queue with `asks` pending containers of 1 GB and 1 vcore.
+fn submit(s: &mut Scheduler, apps: &[(u64, &str)], asks: i64) {
+    for &(app, queue) in apps {
+        s.add_app(app, queue, "u").unwrap();
+        s.update_asks(app, &[any_ask(1, asks, GB, 1)], &[], &[]).unwrap();
+    }
+}
+
 fn used_vcores(s: &Scheduler, queue: &str) -> i64 {
     s.state().queue_by_name(queue).unwrap().usage.vcores()
 }
@@ -85,10 +93,7 @@ fn drf_splits_among_siblings_at_every_level_by_weight() {
     let xml = r#"<tidal><queue name="a"><queue name="x"/><queue name="y"/></queue><queue name="b"/></tidal>"#;
     let mut s = Scheduler::from_xml(xml, Settings::default()).unwrap();
     add_nodes(&mut s, 8);
-    for (app, queue) in [(1, "root.a.x"), (2, "root.a.y"), (3, "b")] {
-        s.add_app(app, queue, "u").unwrap();
-        s.update_asks(app, &[any_ask(1, 1000, GB, 1)], &[], &[]).unwrap();
-    }
+    submit(&mut s, &[(1, "root.a.x"), (2, "root.a.y"), (3, "b")], 1000);
     assert_eq!(fill(&mut s, 8).len(), 64);
     assert_eq!([used_vcores(&s, "root.a.x"), used_vcores(&s, "root.a.y"), used_vcores(&s, "root.b")], [16, 16, 32]);
 
@@ -97,10 +102,7 @@ fn drf_splits_among_siblings_at_every_level_by_weight() {
                  <queue name="y"/></queue><queue name="b"/></tidal>"#;
     let mut s = Scheduler::from_xml(xml, Settings::default()).unwrap();
     add_nodes(&mut s, 8);
-    for (app, queue) in [(1, "root.a.x"), (2, "root.a.y"), (3, "b")] {
-        s.add_app(app, queue, "u").unwrap();
-        s.update_asks(app, &[any_ask(1, 1000, GB, 1)], &[], &[]).unwrap();
-    }
+    submit(&mut s, &[(1, "root.a.x"), (2, "root.a.y"), (3, "b")], 1000);
     fill(&mut s, 8);
     assert_eq!([used_vcores(&s, "root.a.x"), used_vcores(&s, "root.a.y"), used_vcores(&s, "root.b")], [24, 8, 32]);
     let root = &s.state().parents[0];
@@ -114,10 +116,7 @@ fn a_parent_takes_no_apps_and_only_demanding_siblings_share() {
     assert!(s.add_app(9, "a", "u").unwrap_err().to_string().contains("is a parent queue"));
     add_nodes(&mut s, 4);
     // Only x and b ask: y has no demand, so x gets all of a's half.
-    for (app, queue) in [(1, "root.a.x"), (3, "b")] {
-        s.add_app(app, queue, "u").unwrap();
-        s.update_asks(app, &[any_ask(1, 1000, GB, 1)], &[], &[]).unwrap();
-    }
+    submit(&mut s, &[(1, "root.a.x"), (3, "b")], 1000);
     fill(&mut s, 4);
     assert_eq!([used_vcores(&s, "root.a.x"), used_vcores(&s, "root.b")], [16, 16]);
     let status: serde_json::Value = serde_json::from_str(&SchedulerStatus::of(&s).to_json()).unwrap();
@@ -150,10 +149,11 @@ fn each_subtree_orders_its_apps_by_its_own_app_policy() {
                  <queue name="science"><app-policy>job-fair</app-policy><queue name="ml"/></queue></tidal>"#;
     let mut s = Scheduler::from_xml(xml, Settings::default()).unwrap();
     add_nodes(&mut s, 4);
-    for (app, queue) in [(1, "root.batch.etl"), (2, "root.batch.etl"), (3, "root.science.ml"), (4, "root.science.ml")] {
-        s.add_app(app, queue, "u").unwrap();
-        s.update_asks(app, &[any_ask(1, 100, GB, 1)], &[], &[]).unwrap();
-    }
+    submit(
+        &mut s,
+        &[(1, "root.batch.etl"), (2, "root.batch.etl"), (3, "root.science.ml"), (4, "root.science.ml")],
+        100,
+    );
     fill(&mut s, 4);
     let app_vcores = |k| s.state().app_by_key(k).unwrap().usage.vcores();
     // Each app's first container is its AM, served first whatever the policy.

@@ -7,6 +7,11 @@
 //! such text is refused with the reason. What the lists allow is the host's decision (the RM
 //! shim applies YARN's rules with Hadoop's own `AccessControlList`), so an ACL is handed over in
 //! the canonical form that class reads back unchanged.
+//!
+//! In a queue tree the lists go down the tree, as in FairScheduler: a right on a parent queue
+//! is a right on every queue below it, and the root's on all. The core reports each parent's
+//! own lists in its status entry (with the entry's `parent`), and the host walks from a queue
+//! up to the root, granting at the first queue that allows.
 
 use serde::{Serialize, Serializer};
 use std::fmt;

@@ -25,6 +25,23 @@
 //! </tidal>
 //! ```
 //!
+//! Queues nest as in FairScheduler's allocation file: a `<queue>` holding `<queue>` elements
+//! (or marked `type="parent"`, with no children yet) is a parent queue, whose children are
+//! named under it (`root.eng.etl`; [`child_queue_name`] is the one place a level is added).
+//! Only leaves take apps. A parent takes `<weight>` (its share among its siblings), the ACLs,
+//! and `<app-policy>` with its knobs, which its leaves inherit unless they set their own; the
+//! top-level `<app-policy>` is the default for every queue. Queues may also be nested inside
+//! `<queue name="root">`. A file without nesting has every leaf directly under the root, as
+//! before.
+//!
+//! ```xml
+//! <queue name="eng"><weight>2</weight><app-policy>carbyne</app-policy>
+//!   <queue name="etl"/>
+//!   <queue name="dash"><type>lq</type>...</queue>  <!-- admitted against eng's share -->
+//! </queue>
+//! <queue name="notebooks" type="parent"/>
+//! ```
+//!
 //! Speculative slot reservation ([`crate::reservation`]) is off unless the file enables it, for
 //! every queue at the top level or for one queue inside its `<queue>` (a queue's element
 //! replaces the top-level one for that queue):
@@ -75,8 +92,12 @@ use crate::reservation::ReservationSettings;
 use crate::resource::{ResourceKind, Resources, MAX_RESOURCE_AMOUNT};
 use serde::Serialize;
 
-/// The root of the queue hierarchy; every configured queue is a leaf directly under it.
+/// The root of the queue hierarchy.
 pub const ROOT: &str = "root";
+
+/// Levels of queues below the root at most. Scheduling compares queues level by level with a
+/// fixed-size key (no allocation per heartbeat); FairScheduler setups rarely go past four.
+pub const MAX_QUEUE_DEPTH: usize = 6;
 
 /// Which policy orders queues. One module per policy under [`crate::policy`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -204,6 +225,20 @@ pub struct QueueConfig {
     pub slot_reservation: Option<ReservationSettings>,
     /// `<aclSubmitApps>` and `<aclAdministerApps>`, stored for the host to enforce.
     pub acls: QueueAcls,
+    /// The app policy this queue or its nearest ancestor names; `None`: the file's default.
+    pub app_policy: Option<AppPolicyKind>,
+}
+
+/// A parent queue (`<queue>` holding `<queue>` children, or `type="parent"`): it takes no apps;
+/// its weight divides its parent's share among its siblings, its app policy and ACLs pass down.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ParentConfig {
+    /// Full name, `root.<a>.<b>`.
+    pub name: String,
+    pub weight: f64,
+    pub acls: QueueAcls,
+    /// As for [`QueueConfig::app_policy`]: what its leaves inherit unless they name their own.
+    pub app_policy: Option<AppPolicyKind>,
 }
 
 impl QueueConfig {
@@ -216,6 +251,7 @@ impl QueueConfig {
             owner: None,
             slot_reservation: None,
             acls: QueueAcls::default(),
+            app_policy: None,
         }
     }
 
@@ -245,7 +281,10 @@ pub struct QueueFile {
     pub app_policy: AppPolicyKind,
     /// BoPF's `N_min`: fair shares are computed for at least this many queues.
     pub n_min: u32,
+    /// The leaf queues, the only ones that take apps, in file order.
     pub queues: Vec<QueueConfig>,
+    /// The parent queues below the root, each before its children (empty for a flat file).
+    pub parents: Vec<ParentConfig>,
     /// User weights and knobs of the UWFQ app policy (`<uwfq-*>` elements).
     pub uwfq: crate::uwfq::UwfqSettings,
     /// Slot reservation for every queue without its own `<slot-reservation>`.
@@ -258,6 +297,11 @@ impl QueueFile {
     /// The slot reservation settings that apply to `queue`, if reservation is on for it.
     pub fn slot_reservation_for(&self, queue: &QueueConfig) -> Option<ReservationSettings> {
         queue.slot_reservation.or(self.slot_reservation)
+    }
+
+    /// The app policy that orders `queue`'s apps: its own or inherited, else the file's.
+    pub fn app_policy_for(&self, queue: &QueueConfig) -> AppPolicyKind {
+        queue.app_policy.unwrap_or(self.app_policy)
     }
 }
 
@@ -326,8 +370,8 @@ impl Settings {
     }
 }
 
-/// Normalises a short or full queue name to `root.<leaf>`; the empty name and `root` name the
-/// root. The one place queue names are built: hosts call it rather than keep their own rule.
+/// Normalises a short or full queue name to its full name (`etl` is `root.etl`; `root.eng.etl`
+/// stays); the empty name and `root` name the root. Hosts call it rather than keep their own rule.
 pub fn full_queue_name(name: &str) -> String {
     let name = name.trim();
     if name.is_empty() || name == ROOT {
@@ -335,8 +379,19 @@ pub fn full_queue_name(name: &str) -> String {
     } else if name.starts_with("root.") {
         name.to_string()
     } else {
-        format!("{ROOT}.{name}")
+        child_queue_name(ROOT, name)
     }
+}
+
+/// The full name of queue `name` under the parent whose full name is `parent`: the one place a
+/// level is added to a queue name.
+pub fn child_queue_name(parent: &str, name: &str) -> String {
+    format!("{parent}.{name}")
+}
+
+/// The full name of the parent of the queue whose full name is `full` (`root` for the root).
+pub fn parent_queue_name(full: &str) -> &str {
+    full.rsplit_once('.').map_or(ROOT, |(parent, _)| parent)
 }
 
 fn valid_leaf_name(leaf: &str) -> bool {
@@ -364,12 +419,13 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     let mut n_min = 1;
     let mut altruism: Option<(f64, u32)> = None;
     let mut fairness: Option<(f64, u32)> = None;
-    let mut queues: Vec<QueueConfig> = Vec::new();
     let mut uwfq = crate::uwfq::UwfqSettings::default();
     let mut slot_reservation = None;
     let mut root_acls = QueueAcls::default();
     let mut root_line = None;
-    for child in root.children().filter(|n| n.is_element()) {
+    // Queues come second: they inherit the file's app policy, wherever <app-policy> stands.
+    let is_queue = |n: &roxmltree::Node| n.tag_name().name() == "queue";
+    for child in root.children().filter(|n| n.is_element() && !is_queue(n)) {
         let line = line_of(&doc, child);
         let text = child.text().unwrap_or("").trim();
         match child.tag_name().name() {
@@ -382,43 +438,18 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
                     ))
                 })?;
             }
-            "app-policy" => {
-                app_policy = AppPolicyKind::parse(text).ok_or_else(|| {
-                    let known: Vec<&str> = AppPolicyKind::ALL.iter().map(|k| k.name()).collect();
-                    CoreError::Config(format!(
-                        "line {line}: unknown app-policy '{text}' (known: {})",
-                        known.join(", ")
-                    ))
-                })?;
-            }
+            "app-policy" => app_policy = parse_app_policy(text, line)?,
             "n-min" => {
                 n_min = text.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
                     CoreError::Config(format!("line {line}: n-min '{text}' is not a whole number >= 1"))
                 })?;
             }
-            "queue" if child.attribute("name").map(full_queue_name).as_deref() == Some(ROOT) => {
-                if root_line.replace(line).is_some() {
-                    return Err(CoreError::Config(format!("line {line}: queue '{ROOT}' is declared twice")));
-                }
-                root_acls = parse_root_queue(&doc, child)?;
-            }
-            "queue" => queues.push(parse_queue(&doc, child)?),
             "uwfq-user-weight" | "uwfq-grace-period-sec" | "uwfq-default-task-sec" | "uwfq-target-task-sec" => {
                 parse_uwfq(child, line, &mut uwfq)?
             }
             "slot-reservation" => slot_reservation = Some(parse_slot_reservation(child, line, "<tidal>")?),
-            "altruism-probability" => {
-                let p = text.parse::<f64>().ok().filter(|p| (0.0..=1.0).contains(p)).ok_or_else(|| {
-                    CoreError::Config(format!("line {line}: altruism-probability '{text}' is not a number in [0, 1]"))
-                })?;
-                altruism = Some((p, line));
-            }
-            "fairness-knob" => {
-                let f = text.parse::<f64>().ok().filter(|f| (0.0..1.0).contains(f)).ok_or_else(|| {
-                    CoreError::Config(format!("line {line}: fairness-knob '{text}' is not a number in [0, 1)"))
-                })?;
-                fairness = Some((f, line));
-            }
+            "altruism-probability" => altruism = Some((parse_altruism(text, line)?, line)),
+            "fairness-knob" => fairness = Some((parse_fairness(text, line)?, line)),
             other => {
                 return Err(CoreError::Config(format!(
                     "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <app-policy>, <n-min>, <queue>, \
@@ -427,39 +458,99 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
             }
         }
     }
-    // Knobs may come before or after <app-policy>; each belongs to one app policy.
-    match (&mut app_policy, altruism, fairness) {
+    apply_knobs(&mut app_policy, altruism, fairness, "")?;
+    let mut tree = Tree { default_app_policy: Some(app_policy), ..Tree::default() };
+    for child in root.children().filter(|n| n.is_element() && is_queue(n)) {
+        let line = line_of(&doc, child);
+        if child.attribute("name").map(full_queue_name).as_deref() == Some(ROOT) {
+            if root_line.replace(line).is_some() {
+                return Err(CoreError::Config(format!("line {line}: queue '{ROOT}' is declared twice")));
+            }
+            root_acls = parse_root_queue(&doc, child, &mut tree)?;
+        } else {
+            parse_queue_tree(&doc, child, ROOT, None, 1, &mut tree)?;
+        }
+    }
+    if tree.leaves.is_empty() {
+        return Err(CoreError::Config("allocation file declares no <queue>".into()));
+    }
+    uwfq.validate().map_err(|e| CoreError::Config(e.to_string()))?;
+    let Tree { leaves: queues, parents, .. } = tree;
+    Ok(QueueFile { policy, app_policy, n_min, queues, parents, uwfq, slot_reservation, root_acls })
+}
+
+fn parse_app_policy(text: &str, line: u32) -> Result<AppPolicyKind> {
+    AppPolicyKind::parse(text).ok_or_else(|| {
+        let known: Vec<&str> = AppPolicyKind::ALL.iter().map(|k| k.name()).collect();
+        CoreError::Config(format!("line {line}: unknown app-policy '{text}' (known: {})", known.join(", ")))
+    })
+}
+
+fn parse_altruism(text: &str, line: u32) -> Result<f64> {
+    text.parse::<f64>().ok().filter(|p| (0.0..=1.0).contains(p)).ok_or_else(|| {
+        CoreError::Config(format!("line {line}: altruism-probability '{text}' is not a number in [0, 1]"))
+    })
+}
+
+fn parse_fairness(text: &str, line: u32) -> Result<f64> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|f| (0.0..1.0).contains(f))
+        .ok_or_else(|| CoreError::Config(format!("line {line}: fairness-knob '{text}' is not a number in [0, 1)")))
+}
+
+/// Sets the knobs given (with their lines) on the app policy they belong to; they may come
+/// before or after `<app-policy>`. `scope` prefixes errors (`queue 'root.a' `, or empty).
+fn apply_knobs(
+    policy: &mut AppPolicyKind,
+    altruism: Option<(f64, u32)>,
+    fairness: Option<(f64, u32)>,
+    scope: &str,
+) -> Result<()> {
+    match (policy, altruism, fairness) {
         (AppPolicyKind::Carbyne { altruism_probability }, Some((p, _)), None) => *altruism_probability = p,
         (AppPolicyKind::Tetris { fairness_knob }, None, Some((f, _))) => *fairness_knob = f,
         (_, None, None) => {}
         (kind, Some((_, line)), _) if !matches!(kind, AppPolicyKind::Carbyne { .. }) => {
             return Err(CoreError::Config(format!(
-                "line {line}: <altruism-probability> applies to app-policy carbyne, not {}",
+                "line {line}: {scope}<altruism-probability> applies to app-policy carbyne, not {}",
                 kind.name()
             )))
         }
         (kind, _, Some((_, line))) => {
             return Err(CoreError::Config(format!(
-                "line {line}: <fairness-knob> applies to app-policy tetris, not {}",
+                "line {line}: {scope}<fairness-knob> applies to app-policy tetris, not {}",
                 kind.name()
             )))
         }
         (kind, _, _) => unreachable!("knobs of {} are handled above", kind.name()),
     }
-    if queues.is_empty() {
-        return Err(CoreError::Config("allocation file declares no <queue>".into()));
-    }
-    let mut names: Vec<&str> = queues.iter().map(|q| q.name.as_str()).collect();
-    names.sort_unstable();
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(CoreError::Config(format!("queue '{}' is declared twice", w[0])));
-    }
-    uwfq.validate().map_err(|e| CoreError::Config(e.to_string()))?;
-    Ok(QueueFile { policy, app_policy, n_min, queues, uwfq, slot_reservation, root_acls })
+    Ok(())
 }
 
-/// `<queue name="root">`: the root's ACLs and nothing else, since every queue is a leaf of it.
-fn parse_root_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<QueueAcls> {
+/// The queues of a file as they are parsed, with the line each full name was declared on.
+#[derive(Default)]
+struct Tree {
+    leaves: Vec<QueueConfig>,
+    parents: Vec<ParentConfig>,
+    lines: std::collections::HashMap<String, u32>,
+    default_app_policy: Option<AppPolicyKind>,
+}
+
+impl Tree {
+    fn declare(&mut self, name: &str, line: u32) -> Result<()> {
+        match self.lines.insert(name.to_string(), line) {
+            Some(first) => {
+                Err(CoreError::Config(format!("line {line}: queue '{name}' is declared twice (first on line {first})")))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// `<queue name="root">`: the root's ACLs, and queues nested in it as if they stood in <tidal>
+/// (FairScheduler files often nest every queue in the root).
+fn parse_root_queue(doc: &roxmltree::Document, node: roxmltree::Node, tree: &mut Tree) -> Result<QueueAcls> {
     let line = line_of(doc, node);
     if let Some(attr) = node.attributes().find(|a| a.name() != "name") {
         return Err(CoreError::Config(format!("line {line}: unknown attribute '{}' on <queue>", attr.name())));
@@ -469,15 +560,149 @@ fn parse_root_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<
         let cline = line_of(doc, child);
         match child.tag_name().name() {
             tag if QueueAcls::ELEMENTS.contains(&tag) => parse_acl(child, cline, ROOT, &mut acls)?,
+            "queue" => parse_queue_tree(doc, child, ROOT, None, 1, tree)?,
             other => {
                 return Err(CoreError::Config(format!(
-                    "line {cline}: queue '{ROOT}': unknown element <{other}> (the root takes only <aclSubmitApps> \
-                     and <aclAdministerApps>; its queues are the other <queue> elements of <tidal>)"
+                    "line {cline}: queue '{ROOT}': unknown element <{other}> (the root takes only <aclSubmitApps>, \
+                     <aclAdministerApps> and <queue>)"
                 )))
             }
         }
     }
     Ok(acls)
+}
+
+/// One `<queue>` under the parent named `parent` at `depth` levels below the root: a parent
+/// (it holds `<queue>` elements, or says `type="parent"`) with its subtree, or a leaf.
+fn parse_queue_tree(
+    doc: &roxmltree::Document,
+    node: roxmltree::Node,
+    parent: &str,
+    inherited: Option<AppPolicyKind>,
+    depth: usize,
+    tree: &mut Tree,
+) -> Result<()> {
+    let line = line_of(doc, node);
+    let is_parent = match node.attribute("type").map(str::trim) {
+        Some("parent") => true,
+        Some(other) => {
+            return Err(CoreError::Config(format!(
+                "line {line}: <queue type=\"{other}\">: the type attribute takes only \"parent\" \
+                 (an LQ is <type>lq</type> inside the queue)"
+            )))
+        }
+        None => node.children().any(|n| n.is_element() && n.tag_name().name() == "queue"),
+    };
+    if !is_parent {
+        let q = parse_queue(doc, node, parent, inherited, tree.default_app_policy)?;
+        tree.declare(&q.name, line)?;
+        tree.leaves.push(q);
+        return Ok(());
+    }
+    let name = queue_name(node, line, parent, &["name", "type"])?;
+    tree.declare(&name, line)?;
+    if depth > MAX_QUEUE_DEPTH {
+        return Err(CoreError::Config(format!(
+            "line {line}: queue '{name}' is nested deeper than {MAX_QUEUE_DEPTH} levels below the root"
+        )));
+    }
+    let mut common = Common::default();
+    let mut children = Vec::new();
+    for child in node.children().filter(|n| n.is_element()) {
+        let cline = line_of(doc, child);
+        let tag = child.tag_name().name();
+        let text = child.text().unwrap_or("").trim();
+        if tag == "queue" {
+            children.push(child);
+        } else if !common.take(child, cline, tag, text, &name)? {
+            return Err(CoreError::Config(format!(
+                "line {cline}: parent queue '{name}': unknown element <{tag}> (a parent takes <weight>, \
+                 <app-policy>, <altruism-probability>, <fairness-knob>, <aclSubmitApps>, <aclAdministerApps> \
+                 and <queue>; LQ and slot-reservation settings go on leaves)"
+            )));
+        }
+    }
+    let app_policy = common.app_policy(inherited, tree.default_app_policy, &name)?;
+    tree.parents.push(ParentConfig { name: name.clone(), weight: common.weight, acls: common.acls, app_policy });
+    for child in children {
+        parse_queue_tree(doc, child, &name, app_policy, depth + 1, tree)?;
+    }
+    Ok(())
+}
+
+/// The full name of `<queue name="..">` under `parent`, checked; `attributes` are the ones the
+/// element may carry. At the top level the name may also be given in full (`root.etl`).
+fn queue_name(node: roxmltree::Node, line: u32, parent: &str, attributes: &[&str]) -> Result<String> {
+    if let Some(attr) = node.attributes().find(|a| !attributes.contains(&a.name())) {
+        return Err(CoreError::Config(format!("line {line}: unknown attribute '{}' on <queue>", attr.name())));
+    }
+    let raw = node
+        .attribute("name")
+        .ok_or_else(|| CoreError::Config(format!("line {line}: <queue> has no name attribute")))?;
+    let name = if parent == ROOT { full_queue_name(raw) } else { child_queue_name(parent, raw.trim()) };
+    let leaf = name.strip_prefix(parent).and_then(|rest| rest.strip_prefix('.')).unwrap_or("");
+    if !valid_leaf_name(leaf) {
+        return Err(CoreError::Config(format!(
+            "line {line}: queue name '{raw}' under '{parent}' is invalid (use letters, digits, '_' and '-'; \
+             nest <queue> elements for a hierarchy)"
+        )));
+    }
+    Ok(name)
+}
+
+/// The elements leaf and parent `<queue>`s share.
+struct Common {
+    weight: f64,
+    app_policy: Option<AppPolicyKind>,
+    altruism: Option<(f64, u32)>,
+    fairness: Option<(f64, u32)>,
+    acls: QueueAcls,
+}
+
+impl Default for Common {
+    fn default() -> Self {
+        Common { weight: 1.0, app_policy: None, altruism: None, fairness: None, acls: QueueAcls::default() }
+    }
+}
+
+impl Common {
+    /// Takes `child` of queue `name` when it is a shared element; false when it is not one.
+    fn take(&mut self, child: roxmltree::Node, line: u32, tag: &str, text: &str, name: &str) -> Result<bool> {
+        match tag {
+            "weight" => {
+                self.weight = text.parse::<f64>().ok().filter(|w| w.is_finite() && *w > 0.0).ok_or_else(|| {
+                    CoreError::Config(format!(
+                        "line {line}: queue '{name}' field {tag}: '{text}' is not a positive number"
+                    ))
+                })?
+            }
+            "app-policy" => self.app_policy = Some(parse_app_policy(text, line)?),
+            "altruism-probability" => self.altruism = Some((parse_altruism(text, line)?, line)),
+            "fairness-knob" => self.fairness = Some((parse_fairness(text, line)?, line)),
+            tag if QueueAcls::ELEMENTS.contains(&tag) => parse_acl(child, line, name, &mut self.acls)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The queue's app policy: its own, else the `inherited` one (both `None`: the file's
+    /// `default`), with the queue's knobs applied; `None` when neither it nor an ancestor sets one.
+    fn app_policy(
+        &self,
+        inherited: Option<AppPolicyKind>,
+        default: Option<AppPolicyKind>,
+        name: &str,
+    ) -> Result<Option<AppPolicyKind>> {
+        if self.app_policy.is_none() && self.altruism.is_none() && self.fairness.is_none() {
+            return Ok(inherited);
+        }
+        let mut policy =
+            self.app_policy.or(inherited).or(default).ok_or_else(|| {
+                CoreError::Config(format!("queue '{name}': a knob needs <app-policy> in the same queue"))
+            })?;
+        apply_knobs(&mut policy, self.altruism, self.fairness, &format!("queue '{name}' "))?;
+        Ok(Some(policy))
+    }
 }
 
 /// An `<aclSubmitApps>` or `<aclAdministerApps>` element of `queue`, into `acls`. The text is
@@ -557,7 +782,7 @@ pub fn parse_queue_element(xml: &str) -> Result<QueueConfig> {
             root.tag_name().name()
         )));
     }
-    parse_queue(&doc, root)
+    parse_queue(&doc, root, ROOT, None, None)
 }
 
 fn parse_seconds(text: &str, queue: &str, field: &str, line: u32) -> Result<u64> {
@@ -638,32 +863,23 @@ fn parse_distribution(doc: &roxmltree::Document, node: roxmltree::Node, queue: &
     Ok(spec)
 }
 
-fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<QueueConfig> {
+/// A leaf `<queue>` under `parent`, which passes down `inherited` (see [`Common::app_policy`]).
+fn parse_queue(
+    doc: &roxmltree::Document,
+    node: roxmltree::Node,
+    parent: &str,
+    inherited: Option<AppPolicyKind>,
+    default_app_policy: Option<AppPolicyKind>,
+) -> Result<QueueConfig> {
     let line = line_of(doc, node);
-    for attr in node.attributes() {
-        if attr.name() != "name" {
-            return Err(CoreError::Config(format!("line {line}: unknown attribute '{}' on <queue>", attr.name())));
-        }
-    }
-    let raw = node
-        .attribute("name")
-        .ok_or_else(|| CoreError::Config(format!("line {line}: <queue> has no name attribute")))?;
-    let name = full_queue_name(raw);
-    let leaf = name.strip_prefix("root.").unwrap_or("");
-    if !valid_leaf_name(leaf) {
-        return Err(CoreError::Config(format!(
-            "line {line}: queue name '{raw}' is invalid (use letters, digits, '_' and '-'; \
-             queues are leaves directly under root)"
-        )));
-    }
-    let mut weight = 1.0;
+    let name = queue_name(node, line, parent, &["name"])?;
+    let mut common = Common::default();
     let mut latency = false;
     let mut owner = None;
     let (mut period, mut deadline, mut first, mut cycles) = (None, None, 0u64, DEFAULT_CYCLES);
     let mut demand = None;
     let mut alpha = None;
     let mut slot_reservation = None;
-    let mut acls = QueueAcls::default();
     let bad = |line: u32, field: &str, text: &str, expected: &str| {
         CoreError::Config(format!("line {line}: queue '{name}' field {field}: '{text}' is not {expected}"))
     };
@@ -671,14 +887,10 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
         let cline = line_of(doc, child);
         let text = child.text().unwrap_or("").trim();
         let tag = child.tag_name().name();
+        if common.take(child, cline, tag, text, &name)? {
+            continue;
+        }
         match tag {
-            "weight" => {
-                weight = text
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|w| w.is_finite() && *w > 0.0)
-                    .ok_or_else(|| bad(cline, tag, text, "a positive number"))?;
-            }
             "type" => {
                 latency = match text.to_ascii_lowercase().as_str() {
                     "lq" | "latency" => true,
@@ -703,16 +915,17 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
             "slot-reservation" => {
                 slot_reservation = Some(parse_slot_reservation(child, cline, &format!("queue '{name}'"))?)
             }
-            tag if QueueAcls::ELEMENTS.contains(&tag) => parse_acl(child, cline, &name, &mut acls)?,
             other => {
                 return Err(CoreError::Config(format!(
                     "line {cline}: queue '{name}': unknown element <{other}> (expected <weight>, <type>, \
                      <owner>, <period-sec>, <deadline-sec>, <first-burst-sec>, <cycles>, <burst-demand>, \
-                     <burst-demand-distribution>, <slot-reservation>, <aclSubmitApps> or <aclAdministerApps>)"
+                     <burst-demand-distribution>, <slot-reservation>, <app-policy>, <altruism-probability>, \
+                     <fairness-knob>, <aclSubmitApps>, <aclAdministerApps> or, for a parent, <queue>)"
                 )))
             }
         }
     }
+    let weight = common.weight;
     let missing = |field: &str| CoreError::Config(format!("line {line}: LQ '{name}' needs <{field}>"));
     let kind = if latency {
         let demand = match (demand, &alpha) {
@@ -742,7 +955,8 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
         }
         QueueKind::Throughput
     };
-    Ok(QueueConfig { name, weight, kind, owner, slot_reservation, acls })
+    let app_policy = common.app_policy(inherited, default_app_policy, &name)?;
+    Ok(QueueConfig { name, weight, kind, owner, slot_reservation, acls: common.acls, app_policy })
 }
 
 #[cfg(test)]

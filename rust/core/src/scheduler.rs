@@ -12,13 +12,13 @@
 //! before the node is offered to queues (expiry and held slots served first), and when a
 //! higher-priority container takes held space (`make_room`).
 
-use crate::config::{self, QueueConfig, QueueFile, Settings};
+use crate::config::{self, AppPolicyKind, QueueConfig, QueueFile, Settings};
 use crate::error::{CoreError, Result};
 use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
 use crate::history::History;
 use crate::holds::{AppReservationView, Hold, Reservations};
 use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx, MAX_ALLOCATION_ID};
-use crate::policy::{self, Admission, AppPolicy, NodeOffer, Policy, QueueKey};
+use crate::policy::{self, Admission, AppPolicy, NodeOffer, PathKey, Policy};
 use crate::request::{Ask, Placement};
 use crate::reservation::StageTask;
 use crate::resource::Resources;
@@ -83,13 +83,19 @@ pub struct Scheduler {
     /// allocation file.
     registered: Vec<Registered>,
     policy: Box<dyn Policy>,
-    app_policy: Box<dyn AppPolicy>,
+    /// One app policy per distinct policy the leaves use (with its knobs). An app policy keeps
+    /// its state per app and is asked per queue, so leaves that share a policy share an
+    /// instance: a heartbeat refreshes each policy once however many leaves use it, and a
+    /// policy's view (Carbyne's counts) covers all its queues.
+    app_policies: Vec<(AppPolicyKind, Box<dyn AppPolicy>)>,
+    /// Per leaf: its app policy's index in `app_policies`.
+    leaf_app_policy: Vec<usize>,
     /// Queues to offer the node to, by policy key; reused across heartbeats so the hot path
     /// does not allocate.
     /// Entries are (policy key, the queue's last allocation id, queue): among equal keys the
     /// queue served least recently goes first, so ties rotate instead of always favouring the
     /// same queue (which could starve another queue that keeps tying with it).
-    candidates: BinaryHeap<Reverse<(QueueKey, AllocationId, QueueIdx)>>,
+    candidates: BinaryHeap<Reverse<(PathKey, AllocationId, QueueIdx)>>,
     /// Slot reservation holds and per-stage state.
     reservations: Reservations,
     /// Whether any queue has slot reservation on: when not, none of its bookkeeping runs.
@@ -126,18 +132,19 @@ impl Scheduler {
         settings.validate()?;
         let mut state = ClusterState::default();
         state.next_allocation_id = 1;
+        state.set_parents(&queue_file.root_acls, &queue_file.parents);
         for q in &queue_file.queues {
             state.insert_queue(q, 0);
         }
         let policy = policy::build(&queue_file);
-        let app_policy = policy::build_app_policy(&queue_file);
         let mut s = Scheduler {
             state,
             settings,
             queue_file,
             registered: Vec::new(),
             policy,
-            app_policy,
+            app_policies: Vec::new(),
+            leaf_app_policy: Vec::new(),
             candidates: BinaryHeap::new(),
             reservations: Reservations::default(),
             reserving: false,
@@ -145,11 +152,62 @@ impl Scheduler {
             history: History::new(settings.history_sample_interval_ms),
         };
         s.reserving = s.any_reservation();
+        s.assign_app_policies(false);
         for qi in 0..s.state.queues.len() {
             s.admit(qi);
         }
         info!(policy = s.policy.name(), queues = s.state.queues.len(), "scheduler created");
         Ok(s)
+    }
+
+    /// Maps every leaf to the instance of its app policy, building the instances missing. When
+    /// `rebuild` is set, or a leaf with apps changes policy, every instance is built anew and
+    /// learns the live apps of its leaves in submission order.
+    fn assign_app_policies(&mut self, rebuild: bool) {
+        let kinds: Vec<AppPolicyKind> =
+            self.state.queues.iter().map(|q| self.queue_file.app_policy_for(&q.config)).collect();
+        let moved = self
+            .leaf_app_policy
+            .iter()
+            .zip(&kinds)
+            .zip(&self.state.queues)
+            .any(|((&i, kind), q)| !q.apps.is_empty() && self.app_policies.get(i).is_none_or(|(k, _)| k != kind));
+        let rebuild = rebuild || moved;
+        if rebuild {
+            self.app_policies.clear();
+        }
+        self.leaf_app_policy.clear();
+        for kind in kinds {
+            let i = match self.app_policies.iter().position(|(k, _)| *k == kind) {
+                Some(i) => i,
+                None => {
+                    self.app_policies.push((kind, policy::build_app_policy(kind, &self.queue_file)));
+                    self.app_policies.len() - 1
+                }
+            };
+            self.leaf_app_policy.push(i);
+        }
+        if rebuild {
+            let mut live: Vec<(u64, AppIdx)> =
+                self.state.apps.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| (a.seq, i))).collect();
+            live.sort_unstable();
+            for (_, idx) in live {
+                let p = &mut self.app_policies[self.leaf_app_policy[self.state.app(idx).queue]].1;
+                p.on_app_added(&self.state, idx);
+                p.on_app_updated(&self.state, idx);
+            }
+        }
+    }
+
+    /// Tells the app policy of app `idx`'s queue about the app.
+    fn tell_app_policy(&mut self, idx: AppIdx, f: impl FnOnce(&mut dyn AppPolicy, &ClusterState, AppIdx)) {
+        let policy = &mut self.app_policies[self.leaf_app_policy[self.state.app(idx).queue]].1;
+        f(policy.as_mut(), &self.state, idx);
+    }
+
+    /// The name of the app policy that orders leaf `qi`'s apps.
+    pub fn queue_app_policy_name(&self, qi: QueueIdx) -> &'static str {
+        self.app_policies[self.leaf_app_policy[qi]].0.name()
     }
 
     fn any_reservation(&self) -> bool {
@@ -219,13 +277,21 @@ impl Scheduler {
         self.policy.name()
     }
 
+    /// The file's default app policy, which leaves without their own use.
     pub fn app_policy_name(&self) -> &'static str {
-        self.app_policy.name()
+        self.queue_file.app_policy.name()
     }
 
-    /// The app policy's report on its decisions (see [`crate::policy::AppPolicy::view`]).
+    /// The app policies' reports on their decisions (see [`crate::policy::AppPolicy::view`]):
+    /// one policy's report as it is; with several, an object of the reports by policy name.
     pub fn app_policy_view(&self) -> Option<serde_json::Value> {
-        self.app_policy.view()
+        let mut views: Vec<(&str, serde_json::Value)> =
+            self.app_policies.iter().filter_map(|(k, p)| Some((k.name(), p.view()?))).collect();
+        match views.len() {
+            0 => None,
+            1 if self.app_policies.len() == 1 => views.pop().map(|(_, v)| v),
+            _ => Some(serde_json::Value::Object(views.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+        }
     }
 
     /// Applies a new queue file and settings (`yarn rmadmin -refreshQueues`). Queues keep
@@ -247,17 +313,8 @@ impl Scheduler {
             order.push(self.upsert_queue(qc));
         }
         self.policy = policy::build(&queue_file);
-        if queue_file.app_policy != self.queue_file.app_policy || queue_file.uwfq != self.queue_file.uwfq {
-            self.app_policy = policy::build_app_policy(&queue_file);
-            // The new app policy learns the live apps in submission order.
-            let mut live: Vec<(u64, AppIdx)> =
-                self.state.apps.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| (a.seq, i))).collect();
-            live.sort_unstable();
-            for (_, idx) in live {
-                self.app_policy.on_app_added(&self.state, idx);
-                self.app_policy.on_app_updated(&self.state, idx);
-            }
-        }
+        self.state.set_parents(&queue_file.root_acls, &queue_file.parents);
+        let rebuild_app_policies = queue_file.uwfq != self.queue_file.uwfq;
         let reservations_changed = self.queue_file.slot_reservation != queue_file.slot_reservation
             || self
                 .queue_file
@@ -267,6 +324,7 @@ impl Scheduler {
                 .ne(queue_file.queues.iter().map(|q| q.slot_reservation));
         self.queue_file = queue_file;
         self.settings = settings;
+        self.assign_app_policies(rebuild_app_policies);
         self.history.set_interval(settings.history_sample_interval_ms);
         for qi in order {
             self.admit(qi);
@@ -308,6 +366,9 @@ impl Scheduler {
 
     /// Registers a parsed queue element owned by `owner`; see [`Scheduler::register_queue_xml`].
     fn register_parsed(&mut self, mut config: QueueConfig, xml: &str, owner: &str) -> Result<Admission> {
+        if self.state.parent_index.contains_key(&config.name) {
+            return Err(CoreError::Conflict(format!("queue '{}' already exists as a parent queue", config.name)));
+        }
         if let Some(q) = self.state.queue_by_name(&config.name) {
             if !q.retired {
                 return Err(CoreError::Conflict(format!("queue '{}' already exists", config.name)));
@@ -321,6 +382,7 @@ impl Scheduler {
         }
         config.owner = Some(owner.to_string());
         let qi = self.upsert_queue(&config);
+        self.assign_app_policies(false);
         let admission = self.admit(qi);
         self.history.revise_admissions(&self.state, self.policy.as_ref());
         if admission.admitted {
@@ -569,6 +631,9 @@ impl Scheduler {
             return Err(CoreError::DuplicateApp(key));
         }
         let full = config::full_queue_name(queue);
+        if self.state.parent_index.contains_key(&full) {
+            return Err(CoreError::Config(format!("queue '{full}' is a parent queue; applications go to leaf queues")));
+        }
         let qi = *self.state.queue_index.get(&full).ok_or_else(|| CoreError::UnknownQueue(full.clone()))?;
         if self.state.queues[qi].retired {
             return Err(CoreError::Config(format!(
@@ -599,7 +664,7 @@ impl Scheduler {
         q.apps.push(idx);
         q.apps_waiting_for_am += 1;
         debug!(app = key, queue = q.name(), user, "app added");
-        self.app_policy.on_app_added(&self.state, idx);
+        self.tell_app_policy(idx, |p, s, i| p.on_app_added(s, i));
         Ok(self.state.queues[qi].name())
     }
 
@@ -609,12 +674,17 @@ impl Scheduler {
         if self.state.app(idx).running_containers > 0 {
             self.release_where(|a| a.app == idx);
         }
-        self.app_policy.on_app_removed(&self.state, idx);
+        self.tell_app_policy(idx, |p, s, i| p.on_app_removed(s, i));
         self.reservations.app_removed(idx);
         let app = self.state.take_app(idx);
+        let (pending, pending_resources) = (app.asks.pending_containers(), app.asks.pending_resources());
+        self.state.roll_up(app.queue, |p| {
+            p.pending_containers -= pending;
+            p.pending_resources -= pending_resources;
+        });
         let q = &mut self.state.queues[app.queue];
-        q.pending_containers -= app.asks.pending_containers();
-        q.pending_resources -= app.asks.pending_resources();
+        q.pending_containers -= pending;
+        q.pending_resources -= pending_resources;
         if !app.started {
             q.apps_waiting_for_am -= 1;
         }
@@ -644,7 +714,11 @@ impl Scheduler {
         let q = &mut self.state.queues[qi];
         q.pending_containers = q.pending_containers - old_n + new_n;
         q.pending_resources = q.pending_resources - old_r + new_r;
-        self.app_policy.on_app_updated(&self.state, idx);
+        self.state.roll_up(qi, |p| {
+            p.pending_containers = p.pending_containers - old_n + new_n;
+            p.pending_resources = p.pending_resources - old_r + new_r;
+        });
+        self.tell_app_policy(idx, |p, s, i| p.on_app_updated(s, i));
         Ok(())
     }
 
@@ -656,7 +730,7 @@ impl Scheduler {
         let app = self.state.app(idx);
         let (hints, reply) = crate::hints::apply(key, json, app.hints.as_deref(), &app.asks)?;
         self.state.app_mut(idx).hints = Some(std::sync::Arc::new(hints));
-        self.app_policy.on_app_updated(&self.state, idx);
+        self.tell_app_policy(idx, |p, s, i| p.on_app_updated(s, i));
         self.reservations.hints_changed(&self.state, idx);
         let mut reply = reply;
         reply.stragglers = self.reservations.straggler_candidates(&self.state, idx);
@@ -793,6 +867,10 @@ impl Scheduler {
         q.integrate(now);
         q.usage -= a.resources;
         q.running_containers -= 1;
+        self.state.roll_up(qi, |p| {
+            p.usage -= a.resources;
+            p.running_containers -= 1;
+        });
         Some(a)
     }
 
@@ -873,7 +951,9 @@ impl Scheduler {
             }
         }
         self.policy.begin_heartbeat(&self.state, now_ms);
-        self.app_policy.begin_heartbeat(&self.state, now_ms);
+        for (_, p) in &mut self.app_policies {
+            p.begin_heartbeat(&self.state, now_ms);
+        }
         let mut made = 0;
         if self.reserving {
             let ended = std::mem::take(&mut self.ended);
@@ -959,12 +1039,24 @@ impl Scheduler {
                 .iter()
                 .enumerate()
                 .filter(|(_, q)| q.pending_containers > 0)
-                .map(|(i, q)| Reverse((policy.queue_key(state, i), q.last_served, i))),
+                .map(|(i, q)| Reverse((PathKey::of(state, i, policy.queue_key(state, i)), q.last_served, i))),
         );
         self.candidates = BinaryHeap::from(heap);
+        // In a tree, serving a leaf raises its ancestors' shares and so the keys of its
+        // relatives, which stay in the heap with their old keys. Keys only grow during the
+        // loop, so an entry whose key is stale is an underestimate: re-key it when it comes up
+        // and take the top only when its key is current.
+        let hierarchical = self.state.hierarchical();
         let mut made = 0;
         while made < limit {
-            let Some(Reverse((key, _, qi))) = self.candidates.pop() else { break };
+            let Some(Reverse((key, served, qi))) = self.candidates.pop() else { break };
+            if hierarchical {
+                let current = PathKey::of(&self.state, qi, self.policy.queue_key(&self.state, qi));
+                if current != key {
+                    self.candidates.push(Reverse((current, served, qi)));
+                    continue;
+                }
+            }
             // Holds of a lower priority (higher tier) than this queue's are free for it.
             let overridable = if self.reserving && !self.reservations.reserved_on(at.node).is_zero() {
                 self.reservations.overridable(at.node, key.tier)
@@ -972,7 +1064,8 @@ impl Scheduler {
                 Resources::ZERO
             };
             let offer = NodeOffer { node: at.node, host: at.host, rack: at.rack, free: free + overridable };
-            let Some((app, p)) = self.app_policy.select(&self.state, qi, &offer) else { continue };
+            let app_policy = &mut self.app_policies[self.leaf_app_policy[qi]].1;
+            let Some((app, p)) = app_policy.select(&self.state, qi, &offer) else { continue };
             debug_assert!(p.resources.fits_in(&offer.free), "app policy placed more than the node has free");
             out.push(self.commit(at, app, p));
             if p.resources.fits_in(&free) {
@@ -985,7 +1078,8 @@ impl Scheduler {
             made += 1;
             let q = &self.state.queues[qi];
             if q.pending_containers > 0 {
-                self.candidates.push(Reverse((self.policy.queue_key(&self.state, qi), q.last_served, qi)));
+                let key = PathKey::of(&self.state, qi, self.policy.queue_key(&self.state, qi));
+                self.candidates.push(Reverse((key, q.last_served, qi)));
             }
         }
         made
@@ -1039,6 +1133,15 @@ impl Scheduler {
         if first {
             q.apps_waiting_for_am -= 1;
         }
+        let pending = matches!(origin, Origin::Ask { .. });
+        self.state.roll_up(qi, |p| {
+            p.usage += resources;
+            p.running_containers += 1;
+            if pending {
+                p.pending_containers -= 1;
+                p.pending_resources -= resources;
+            }
+        });
         let stage_task = match origin {
             Origin::Ask { .. } if self.reserving => self.reservation_started(app_idx, id, node, priority, resources),
             _ => None,

@@ -3,7 +3,8 @@
 //! Policies read it through `&ClusterState`; only [`crate::scheduler::Scheduler`] mutates it, so
 //! the bookkeeping (usage per queue and app, free space per node) has one owner.
 
-use crate::config::QueueConfig;
+use crate::acl::QueueAcls;
+use crate::config::{self, ParentConfig, QueueConfig};
 use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx};
 use crate::request::AskTable;
 use crate::resource::{Resources, DIMS};
@@ -44,6 +45,41 @@ pub struct Queue {
     pub apps_waiting_for_am: u32,
     /// Id of the latest allocation the queue received (0: none), for tie-breaking.
     pub last_served: AllocationId,
+    /// The parent queue, [`ROOT_PARENT`] for a queue directly under the root.
+    pub parent: ParentIdx,
+    /// The ancestors below the root, top-down (empty directly under the root): the levels at
+    /// which queues are compared, and the totals a change of this queue rolls up to.
+    pub path: Vec<ParentIdx>,
+}
+
+/// Index of a parent queue in [`ClusterState::parents`].
+pub type ParentIdx = usize;
+/// The root's index in [`ClusterState::parents`].
+pub const ROOT_PARENT: ParentIdx = 0;
+
+/// A parent queue: it takes no apps; it holds the totals of the leaves below it, kept up to
+/// date as they change (O(depth) per change), so comparing it with its siblings is O(1).
+#[derive(Clone, Debug)]
+pub struct ParentQueue {
+    pub config: ParentConfig,
+    /// `None` for the root.
+    pub parent: Option<ParentIdx>,
+    pub usage: Resources,
+    pub running_containers: u64,
+    pub pending_containers: u64,
+    pub pending_resources: Resources,
+}
+
+impl ParentQueue {
+    /// Dominant share of the cluster divided by weight, as for a leaf.
+    #[inline]
+    pub fn weighted_dominant_share(&self, cluster: &Resources) -> f64 {
+        self.usage.dominant_share(cluster) / self.config.weight
+    }
+
+    pub fn active(&self) -> bool {
+        self.running_containers > 0 || self.pending_containers > 0
+    }
 }
 
 impl Queue {
@@ -62,6 +98,8 @@ impl Queue {
             apps: Vec::new(),
             apps_waiting_for_am: 0,
             last_served: 0,
+            parent: ROOT_PARENT,
+            path: Vec::new(),
         }
     }
 
@@ -125,33 +163,73 @@ impl Queue {
     }
 }
 
-/// Weighted DRF fair shares of the visible queues: a queue's weight over the weights of the
-/// queues with demand, or over all visible queues when none has demand.
-#[derive(Copy, Clone, Debug)]
+/// Weighted DRF fair shares down the tree: at each level a queue's part of its parent's share
+/// is its weight over the weights of its siblings with demand, or over all its visible siblings
+/// when none has demand; a queue's fair share is the product of its parts from the root down.
+/// A flat file gives a leaf's weight over the leaves' weights, as before the tree.
+#[derive(Clone, Debug)]
 pub struct FairShares {
-    active_weight: f64,
-    all_weight: f64,
+    /// Per parent: (weight of its children with demand, weight of its visible children).
+    children: Vec<(f64, f64)>,
+    /// Per parent: its fair share of the cluster.
+    parents: Vec<f64>,
 }
 
 impl FairShares {
     pub fn of(state: &ClusterState) -> FairShares {
-        let (mut active_weight, mut all_weight) = (0.0, 0.0);
-        for q in state.queues.iter().filter(|q| q.visible()) {
-            all_weight += q.config.weight;
+        let n = state.parents.len();
+        let mut children = vec![(0.0, 0.0); n];
+        // A parent is visible while it is configured or a visible leaf hangs below it.
+        let mut visible = vec![false; n];
+        for (pi, p) in state.parents.iter().enumerate() {
+            visible[pi] |= state.parent_index.get(&p.config.name) == Some(&pi);
+        }
+        for q in state.queues.iter().filter(|q| !q.removed && q.visible()) {
+            visible[q.parent] = true;
+            for &p in &q.path {
+                visible[p] = true;
+            }
+            let c = &mut children[q.parent];
+            c.1 += q.config.weight;
             if q.active() {
-                active_weight += q.config.weight;
+                c.0 += q.config.weight;
             }
         }
-        FairShares { active_weight, all_weight }
+        for (pi, p) in state.parents.iter().enumerate() {
+            if let (Some(up), true) = (p.parent, visible[pi]) {
+                children[up].1 += p.config.weight;
+                if p.active() {
+                    children[up].0 += p.config.weight;
+                }
+            }
+        }
+        // Parents come before their children in the table.
+        let mut parents = vec![1.0; n];
+        for (pi, p) in state.parents.iter().enumerate() {
+            if let Some(up) = p.parent {
+                parents[pi] = parents[up] * Self::part(children[up], p.config.weight, p.active());
+            }
+        }
+        FairShares { children, parents }
     }
 
-    /// The fair share of visible queue `q`.
-    pub fn of_queue(&self, q: &Queue) -> f64 {
-        match (self.active_weight > 0.0, q.active()) {
-            (true, true) => q.config.weight / self.active_weight,
+    fn part((active_weight, all_weight): (f64, f64), weight: f64, active: bool) -> f64 {
+        match (active_weight > 0.0, active) {
+            (true, true) => weight / active_weight,
             (true, false) => 0.0,
-            (false, _) => q.config.weight / self.all_weight,
+            (false, _) if all_weight > 0.0 => weight / all_weight,
+            (false, _) => 0.0,
         }
+    }
+
+    /// The fair share of visible leaf `q`.
+    pub fn of_queue(&self, q: &Queue) -> f64 {
+        self.parents[q.parent] * Self::part(self.children[q.parent], q.config.weight, q.active())
+    }
+
+    /// The fair share of parent `p`.
+    pub fn of_parent(&self, p: ParentIdx) -> f64 {
+        self.parents[p]
     }
 }
 
@@ -192,8 +270,13 @@ pub struct ClusterState {
     pub node_count: usize,
     /// Sum of node capacities.
     pub capacity: Resources,
+    /// The leaf queues, which take apps.
     pub queues: Vec<Queue>,
     pub queue_index: HashMap<String, QueueIdx>,
+    /// The parent queues, the root first and each before its children; rebuilt on every
+    /// configuration change.
+    pub parents: Vec<ParentQueue>,
+    pub parent_index: HashMap<String, ParentIdx>,
     pub apps: Vec<Option<App>>,
     /// Integer keys from the RM: the fast non-cryptographic hash is safe and hot-path cheap.
     pub app_index: FxHashMap<AppKey, AppIdx>,
@@ -253,6 +336,77 @@ impl ClusterState {
         self.queue_index.get(name).map(|&i| &self.queues[i])
     }
 
+    /// Whether any leaf sits below a parent other than the root.
+    #[inline]
+    pub fn hierarchical(&self) -> bool {
+        self.parents.len() > 1
+    }
+
+    /// Replaces the parent queues (the root with `root_acls`, then `parents`, each after its own
+    /// parent), hangs every leaf under its parent again (a leaf whose parent is gone hangs under
+    /// the root) and recounts the parents' totals from the leaves.
+    pub(crate) fn set_parents(&mut self, root_acls: &QueueAcls, parents: &[ParentConfig]) {
+        let root = ParentConfig { name: config::ROOT.into(), weight: 1.0, acls: root_acls.clone(), app_policy: None };
+        self.parents.clear();
+        self.parent_index.clear();
+        for c in std::iter::once(&root).chain(parents) {
+            let up = self.parent_index.get(config::parent_queue_name(&c.name)).copied();
+            let idx = self.parents.len();
+            self.parents.push(ParentQueue {
+                config: c.clone(),
+                parent: if idx == ROOT_PARENT { None } else { Some(up.unwrap_or(ROOT_PARENT)) },
+                usage: Resources::ZERO,
+                running_containers: 0,
+                pending_containers: 0,
+                pending_resources: Resources::ZERO,
+            });
+            self.parent_index.insert(c.name.clone(), idx);
+        }
+        for qi in 0..self.queues.len() {
+            if self.queues[qi].removed {
+                continue;
+            }
+            self.attach(qi);
+            let q = &self.queues[qi];
+            let (usage, running, pending, pending_resources) =
+                (q.usage, q.running_containers, q.pending_containers, q.pending_resources);
+            self.roll_up(qi, |p| {
+                p.usage += usage;
+                p.running_containers += running;
+                p.pending_containers += pending;
+                p.pending_resources += pending_resources;
+            });
+        }
+    }
+
+    /// Hangs leaf `qi` under the parent its name gives (the root when there is no such parent).
+    fn attach(&mut self, qi: QueueIdx) {
+        let parent = self
+            .parent_index
+            .get(config::parent_queue_name(&self.queues[qi].config.name))
+            .copied()
+            .unwrap_or(ROOT_PARENT);
+        let q = &mut self.queues[qi];
+        q.parent = parent;
+        q.path.clear();
+        let mut at = Some(parent);
+        while let Some(p) = at.filter(|&p| p != ROOT_PARENT) {
+            q.path.push(p);
+            at = self.parents[p].parent;
+        }
+        q.path.reverse();
+    }
+
+    /// Applies `f` to every ancestor of leaf `qi`, the root included: the one way a change of a
+    /// leaf's totals reaches its parents.
+    #[inline]
+    pub(crate) fn roll_up(&mut self, qi: QueueIdx, f: impl Fn(&mut ParentQueue)) {
+        for &p in &self.queues[qi].path {
+            f(&mut self.parents[p]);
+        }
+        f(&mut self.parents[ROOT_PARENT]);
+    }
+
     /// Adds a queue under its name, in the slot of a removed one when there is one.
     pub(crate) fn insert_queue(&mut self, config: &QueueConfig, now_ms: i64) -> QueueIdx {
         let queue = Queue::new(config, now_ms);
@@ -267,6 +421,9 @@ impl ClusterState {
             }
         };
         self.queue_index.insert(config.name.clone(), idx);
+        if !self.parents.is_empty() {
+            self.attach(idx);
+        }
         idx
     }
 

@@ -4,7 +4,7 @@ use crate::acl::QueueAcls;
 use crate::policy::BurstView;
 use crate::resource::Resources;
 use crate::scheduler::Scheduler;
-use crate::state::FairShares;
+use crate::state::{ClusterState, FairShares, ParentIdx, ParentQueue, Queue, ROOT_PARENT};
 use serde::Serialize;
 
 #[derive(Debug, Serialize, PartialEq)]
@@ -21,10 +21,18 @@ impl From<Resources> for ResourceView {
 
 #[derive(Debug, Serialize)]
 pub struct QueueStatus {
+    /// Full name, `root.eng.etl`.
     pub name: String,
-    /// `tq` or `lq`.
+    /// The parent's full name (`root` for a queue directly under the root).
+    pub parent: String,
+    /// A leaf takes apps; a parent holds the totals of the leaves below it.
+    pub leaf: bool,
+    /// `tq` or `lq` for a leaf, `parent` for a parent.
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The app policy ordering a leaf's apps; for a parent, the one its leaves inherit (null:
+    /// the file's default).
+    pub app_policy: Option<&'static str>,
     pub weight: f64,
     pub owner: Option<String>,
     pub retired: bool,
@@ -73,14 +81,60 @@ pub struct SchedulerStatus {
     pub next_call_ms: Option<i64>,
     /// The root's ACLs from the allocation file, which every queue inherits.
     pub root_acls: QueueAcls,
+    /// The leaves, then the parent queues below the root (each before its children).
     pub queues: Vec<QueueStatus>,
+}
+
+/// A parent queue's entry: the totals of its leaves, its weight, fair share and ACLs.
+fn parent_status(state: &ClusterState, fair: &FairShares, pi: ParentIdx, p: &ParentQueue) -> QueueStatus {
+    let below = |q: &&Queue| q.visible() && (q.parent == pi || q.path.contains(&pi));
+    let leaves: Vec<&Queue> = state.queues.iter().filter(below).collect();
+    QueueStatus {
+        name: p.config.name.clone(),
+        parent: state.parents[p.parent.unwrap_or(ROOT_PARENT)].config.name.clone(),
+        leaf: false,
+        kind: "parent",
+        app_policy: p.config.app_policy.map(|k| k.name()),
+        weight: p.config.weight,
+        owner: None,
+        retired: false,
+        admitted: true,
+        class: crate::policy::Admission::ELASTIC,
+        admission_reason: String::new(),
+        guaranteed: None,
+        burst: None,
+        apps: leaves.iter().map(|q| q.apps.len()).sum(),
+        running_containers: p.running_containers,
+        pending_containers: p.pending_containers,
+        used: p.usage.into(),
+        pending: p.pending_resources.into(),
+        dominant_share: p.usage.dominant_share(&state.capacity),
+        long_term_share: long_term_share(state, &leaves),
+        fair_share: fair.of_parent(pi),
+        reservations: Vec::new(),
+        acls: p.config.acls.clone(),
+    }
+}
+
+/// The average dominant share of `leaves` together since the earliest of them was created.
+fn long_term_share(state: &ClusterState, leaves: &[&Queue]) -> f64 {
+    let Some(since) = leaves.iter().map(|q| q.created_ms).min() else { return 0.0 };
+    let span = (state.now_ms - since) as f64;
+    let mut integral = [0.0; crate::resource::DIMS];
+    for q in leaves {
+        for (sum, v) in integral.iter_mut().zip(q.usage_integral_at(state.now_ms)) {
+            *sum += v;
+        }
+    }
+    let dims = integral.iter().zip(state.capacity.0.iter()).filter(|(_, c)| **c > 0 && span > 0.0);
+    dims.map(|(i, c)| i / (*c as f64 * span)).fold(0.0, f64::max)
 }
 
 impl SchedulerStatus {
     pub fn of(scheduler: &Scheduler) -> SchedulerStatus {
         let state = scheduler.state();
         let fair = FairShares::of(state);
-        let queues = state
+        let mut queues: Vec<QueueStatus> = state
             .queues
             .iter()
             .enumerate()
@@ -89,7 +143,10 @@ impl SchedulerStatus {
                 let view = scheduler.queue_view(i);
                 QueueStatus {
                     name: q.name().to_string(),
+                    parent: state.parents[q.parent].config.name.clone(),
+                    leaf: true,
                     kind: if q.config.is_latency_sensitive() { "lq" } else { "tq" },
+                    app_policy: Some(scheduler.queue_app_policy_name(i)),
                     weight: q.config.weight,
                     owner: q.config.owner.clone(),
                     retired: q.retired,
@@ -111,7 +168,8 @@ impl SchedulerStatus {
                 }
             })
             .collect();
-        let used = state.queues.iter().fold(Resources::ZERO, |acc, q| acc + q.usage);
+        queues.extend(state.parents.iter().enumerate().skip(1).map(|(pi, p)| parent_status(state, &fair, pi, p)));
+        let used = state.parents[crate::state::ROOT_PARENT].usage;
         SchedulerStatus {
             policy: scheduler.policy_name(),
             app_policy: scheduler.app_policy_name(),

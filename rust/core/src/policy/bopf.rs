@@ -51,11 +51,12 @@
 
 use super::{Admission, BurstView, Policy, QueueKey, QueueView};
 use crate::bopf::admission::{AdmissionClass, AdmissionConfig, AdmissionController, BopfMode};
+use crate::bopf::spec::TqSpec;
 use crate::config::{QueueFile, QueueKind};
 use crate::error::{CoreError, Result};
 use crate::ids::QueueIdx;
 use crate::resource::{Resources, DIMS};
-use crate::state::ClusterState;
+use crate::state::{ClusterState, ParentIdx, ROOT_PARENT};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use tracing::{info, warn};
@@ -170,7 +171,8 @@ struct QueueRecord {
 pub struct Bopf {
     mode: BopfMode,
     n_min: u32,
-    controller: Option<AdmissionController>,
+    /// Admission controllers, once the cluster has capacity.
+    admissions: Option<Admissions>,
     admitted_capacity: Resources,
     last_admission_ms: i64,
     epoch_ms: Option<i64>,
@@ -190,12 +192,85 @@ pub struct Bopf {
     restore_grace: RestoreGrace,
 }
 
+/// Admission control over the queue tree: one controller per parent queue, made when a leaf
+/// under it is first admitted, with the parent's share of the cluster as its capacity. The
+/// root's is the cluster capacity, so a flat file is admitted exactly as before.
+///
+/// The paper has one level of queues; where it is silent we chose:
+/// - a leaf's conditions (fairness, safety, resource) are checked among its siblings, with its
+///   parent's share of the capacity in place of the cluster capacity `C`, and `N` counting its
+///   siblings;
+/// - a parent's share is the product, from the root down, of weight over the weights of all
+///   configured siblings (with or without demand: admission plans for the long term, not for
+///   whoever asks now), fixed when admission runs (re-admission recomputes it);
+/// - a parent queue counts among its siblings as one TQ of its weight;
+/// - controllers of different parents commit independently: the parents' shares sum to at
+///   most `C`, so all Hard commitments together still fit the cluster.
+struct Admissions {
+    capacity: Resources,
+    n_min: u32,
+    mode: BopfMode,
+    /// Per parent: its share of the capacity and its controller.
+    by_parent: HashMap<ParentIdx, (Resources, AdmissionController)>,
+}
+
+impl Admissions {
+    fn new(capacity: Resources, n_min: u32, mode: BopfMode) -> std::result::Result<Admissions, String> {
+        let admissions = Admissions { capacity, n_min, mode, by_parent: HashMap::new() };
+        admissions.controller(capacity)?;
+        Ok(admissions)
+    }
+
+    fn controller(&self, capacity: Resources) -> std::result::Result<AdmissionController, String> {
+        let config = AdmissionConfig { n_min: self.n_min, mode: self.mode, ..AdmissionConfig::new(capacity) };
+        AdmissionController::new(config).map_err(|e| e.to_string())
+    }
+
+    /// Parent `p`'s share of the capacity and its controller, made on first use with the
+    /// parent's child parents admitted as TQs.
+    fn of(
+        &mut self,
+        state: &ClusterState,
+        p: ParentIdx,
+    ) -> std::result::Result<&mut (Resources, AdmissionController), String> {
+        if !self.by_parent.contains_key(&p) {
+            let share = configured_share(state, p);
+            let mut capacity = Resources::ZERO;
+            for (c, total) in capacity.0.iter_mut().zip(self.capacity.0.iter()) {
+                *c = (*total as f64 * share).floor() as i64;
+            }
+            let name = &state.parents[p].config.name;
+            let mut controller = self
+                .controller(capacity)
+                .map_err(|e| format!("parent '{name}' (share {share:.4} of the cluster): {e}"))?;
+            for child in state.parents.iter().filter(|c| c.parent == Some(p)) {
+                let tq = TqSpec { name: child.config.name.clone(), weight: child.config.weight };
+                controller.admit_tq(tq).map_err(|e| e.to_string())?;
+            }
+            self.by_parent.insert(p, (capacity, controller));
+        }
+        Ok(self.by_parent.get_mut(&p).expect("inserted above"))
+    }
+}
+
+/// Parent `p`'s configured share of the cluster (see [`Admissions`]).
+fn configured_share(state: &ClusterState, mut p: ParentIdx) -> f64 {
+    let mut share = 1.0;
+    while let Some(up) = state.parents[p].parent {
+        let parents = state.parents.iter().filter(|c| c.parent == Some(up)).map(|c| c.config.weight);
+        let leaves = state.queues.iter().filter(|q| !q.retired && q.parent == up).map(|q| q.config.weight);
+        share *= state.parents[p].config.weight / parents.chain(leaves).sum::<f64>();
+        p = up;
+    }
+    share
+}
+
 impl Bopf {
     pub fn new(file: &QueueFile, mode: BopfMode) -> Bopf {
         Bopf {
             mode,
             n_min: file.n_min,
-            controller: None,
+            admissions: None,
             admitted_capacity: Resources::ZERO,
             last_admission_ms: i64::MIN,
             epoch_ms: None,
@@ -216,14 +291,25 @@ impl Bopf {
 
     /// Runs the admission conditions for queue `q` against the current controller.
     fn classify(&mut self, state: &ClusterState, q: QueueIdx) -> (AdmissionClass, String) {
-        let Some(controller) = self.controller.as_mut() else {
+        let Some(admissions) = self.admissions.as_mut() else {
             let reason = "provisional: admission control runs once the cluster has capacity";
             return (AdmissionClass::Elastic, reason.into());
         };
+        let parent = state.queues[q].parent;
+        let (capacity, controller) = match admissions.of(state, parent) {
+            Ok(c) => c,
+            Err(e) => return (AdmissionClass::Rejected, e),
+        };
         let epoch = self.epoch_ms.unwrap_or(0).max(0) as u64;
+        let within = match parent {
+            ROOT_PARENT => String::new(),
+            p => {
+                format!(" (within parent '{}', whose share of the cluster is {capacity})", state.parents[p].config.name)
+            }
+        };
         match controller.admit(state.queues[q].config.admission_spec(epoch)) {
-            Ok(d) => (d.class, d.reason),
-            Err(e) => (AdmissionClass::Rejected, e.to_string()),
+            Ok(d) => (d.class, format!("{}{within}", d.reason)),
+            Err(e) => (AdmissionClass::Rejected, format!("{e}{within}")),
         }
     }
 
@@ -273,9 +359,8 @@ impl Bopf {
         self.records[q] = Some(QueueRecord { class, reason: reason.to_string(), rate, burst });
     }
 
-    fn controller_for(&self, capacity: Resources) -> std::result::Result<AdmissionController, String> {
-        let config = AdmissionConfig { n_min: self.n_min, mode: self.mode, ..AdmissionConfig::new(capacity) };
-        AdmissionController::new(config).map_err(|e| e.to_string())
+    fn controller_for(&self, capacity: Resources) -> std::result::Result<Admissions, String> {
+        Admissions::new(capacity, self.n_min, self.mode)
     }
 
     /// Builds a fresh controller for the current capacity and admits every queue again in the
@@ -289,8 +374,8 @@ impl Bopf {
 
     /// Admits every queue again in the original order against `controller` (built for
     /// `capacity`; `None`: provisionally), logging class changes.
-    fn readmit_with(&mut self, state: &ClusterState, controller: Option<AdmissionController>, capacity: Resources) {
-        self.controller = controller;
+    fn readmit_with(&mut self, state: &ClusterState, controller: Option<Admissions>, capacity: Resources) {
+        self.admissions = controller;
         self.admitted_capacity = capacity;
         self.last_admission_ms = self.now_ms;
         for q in self.order.clone() {
@@ -434,7 +519,7 @@ impl Policy for Bopf {
     }
 
     fn admit(&mut self, state: &ClusterState, queue: QueueIdx) -> Admission {
-        if self.controller.is_none() && !state.capacity.is_zero() {
+        if self.admissions.is_none() && !state.capacity.is_zero() {
             self.readmit(state);
         }
         let (class, reason) = self.classify(state, queue);
@@ -450,7 +535,9 @@ impl Policy for Bopf {
     }
 
     fn remove_queue(&mut self, state: &ClusterState, queue: QueueIdx) {
-        if let Some(controller) = self.controller.as_mut() {
+        if let Some((_, controller)) =
+            self.admissions.as_mut().and_then(|a| a.by_parent.get_mut(&state.queues[queue].parent))
+        {
             // Not admitted (provisional, or rejected): nothing to release.
             let _ = controller.remove(state.queues[queue].name());
         }
@@ -524,7 +611,7 @@ impl Policy for Bopf {
         if !self.in_restore_grace(state, now_ms)
             && !state.capacity.is_zero()
             && state.capacity != self.admitted_capacity
-            && (self.controller.is_none() || now_ms - self.last_admission_ms >= READMISSION_INTERVAL_MS)
+            && (self.admissions.is_none() || now_ms - self.last_admission_ms >= READMISSION_INTERVAL_MS)
         {
             self.readmit(state);
         }

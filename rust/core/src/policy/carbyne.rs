@@ -170,16 +170,15 @@ struct PhaseCount {
     dominant_shares: f64,
 }
 
-/// The queue's part of the cluster: its weight over the weights of queues with demand, as the
-/// status page reports the fair share.
+/// The queue's part of the cluster: its fair share down the queue tree among queues with
+/// demand, as the status page reports it.
 pub(crate) fn queue_entitlements(state: &ClusterState) -> Vec<Resources> {
-    let active = |q: &crate::state::Queue| q.running_containers > 0 || q.pending_containers > 0;
-    let total: f64 = state.queues.iter().filter(|q| active(q)).map(|q| q.config.weight).sum();
+    let fair = crate::state::FairShares::of(state);
     state
         .queues
         .iter()
         .map(|q| {
-            let w = if total > 0.0 && active(q) { q.config.weight / total } else { 0.0 };
+            let w = if q.active() { fair.of_queue(q) } else { 0.0 };
             let mut r = Resources::ZERO;
             for (o, c) in r.0.iter_mut().zip(state.capacity.0.iter()) {
                 *o = (*c as f64 * w) as i64;

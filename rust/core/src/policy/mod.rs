@@ -174,6 +174,57 @@ impl Ord for QueueKey {
     }
 }
 
+/// A leaf's place in the order queues are offered a node, for a tree of queues: its tier
+/// first, then level by level from the top the weighted dominant share of its ancestor at that
+/// level, then its own order. So at each level DRF picks among siblings with demand by weight
+/// and descends to a leaf, as FairScheduler does; a flat file compares (tier, order), as before.
+///
+/// The tier stays first across the whole tree: a queue the policy ranks ahead (strict
+/// priority's LQs, BoPF's bursting Hard and Soft LQs) is offered the node before any queue of
+/// a later tier wherever both sit, so its ancestors are served first for its containers only,
+/// and only while the policy keeps it in that tier (BoPF: up to its guaranteed rate). A priority
+/// ranking local to one parent would let a burst wait behind unrelated subtrees, which breaks
+/// the deadline admission control promised; its guarantee is bounded by its parent's share at
+/// admission instead (see [`crate::policy::bopf`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PathKey {
+    pub tier: u8,
+    levels: [f64; crate::config::MAX_QUEUE_DEPTH + 1],
+}
+
+impl PathKey {
+    /// The path key of leaf `queue` whose own key is `key`.
+    #[inline]
+    pub fn of(state: &ClusterState, queue: QueueIdx, key: QueueKey) -> PathKey {
+        let q = &state.queues[queue];
+        let mut levels = [0.0; crate::config::MAX_QUEUE_DEPTH + 1];
+        for (level, &p) in levels.iter_mut().zip(&q.path) {
+            *level = state.parents[p].weighted_dominant_share(&state.capacity);
+        }
+        levels[q.path.len()] = key.order;
+        PathKey { tier: key.tier, levels }
+    }
+}
+
+impl Eq for PathKey {}
+
+impl PartialOrd for PathKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for PathKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Decided at the first level that differs: most comparisons stop at the top.
+        let levels = self.levels.iter().zip(&other.levels).map(|(a, b)| a.total_cmp(b));
+        std::iter::once(self.tier.cmp(&other.tier))
+            .chain(levels)
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    }
+}
+
 /// Builds the policy a configuration names.
 pub fn build(file: &QueueFile) -> Box<dyn Policy> {
     match file.policy {
@@ -258,9 +309,9 @@ pub trait AppPolicy: Send {
     }
 }
 
-/// Builds the app policy a configuration names.
-pub fn build_app_policy(file: &QueueFile) -> Box<dyn AppPolicy> {
-    match file.app_policy {
+/// Builds app policy `kind` with the file's settings.
+pub fn build_app_policy(kind: AppPolicyKind, file: &QueueFile) -> Box<dyn AppPolicy> {
+    match kind {
         AppPolicyKind::Fifo => Box::new(fifo::Fifo),
         AppPolicyKind::Carbyne { altruism_probability } => Box::new(carbyne::Carbyne::new(altruism_probability)),
         AppPolicyKind::Tetris { fairness_knob } => Box::new(tetris::Tetris::new(fairness_knob)),

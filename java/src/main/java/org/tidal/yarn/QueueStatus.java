@@ -81,11 +81,17 @@ final class QueueStatus {
     }
   }
 
-  /** One leaf queue of the snapshot. */
+  /** One queue of the snapshot: a leaf, or a parent with the totals of the leaves below it. */
   static final class Leaf {
     final String name;
 
-    /** {@code tq} or {@code lq}. */
+    /** The parent's full name ({@code root} for a queue directly under the root). */
+    final String parent;
+
+    /** Whether the queue takes applications; false for a parent queue. */
+    final boolean leaf;
+
+    /** {@code tq} or {@code lq}; {@code parent} for a parent queue. */
     final String type;
 
     final double weight;
@@ -115,6 +121,8 @@ final class QueueStatus {
 
     Leaf(JsonNode node) {
       name = node.path("name").getTextValue();
+      parent = node.path("parent").getTextValue();
+      leaf = node.path("leaf").getBooleanValue();
       type = node.path("type").getTextValue();
       weight = node.path("weight").getDoubleValue();
       admitted = node.path("admitted").getBooleanValue();
@@ -153,7 +161,12 @@ final class QueueStatus {
   final int nodes;
   final Amount cluster;
   final Acls rootAcls;
+
+  /** Every queue below the root: the leaves, then the parents. */
   final List<Leaf> queues;
+
+  /** The leaf queues, which take applications. */
+  final List<Leaf> leaves;
 
   private QueueStatus(JsonNode root) throws IOException {
     policy = root.path("policy").getTextValue();
@@ -161,15 +174,31 @@ final class QueueStatus {
     nodes = root.path("nodes").getIntValue();
     cluster = new Amount(root.path("cluster"));
     rootAcls = new Acls(root.path("root_acls"));
+    List<Leaf> all = new ArrayList<Leaf>();
     List<Leaf> leaves = new ArrayList<Leaf>();
     for (JsonNode node : root.path("queues")) {
       Leaf leaf = new Leaf(node);
-      if (leaf.name == null) {
-        throw new IOException("queue status entry without a name: " + node);
+      if (leaf.name == null || leaf.parent == null) {
+        throw new IOException("queue status entry without a name or parent: " + node);
       }
-      leaves.add(leaf);
+      all.add(leaf);
+      if (leaf.leaf) {
+        leaves.add(leaf);
+      }
     }
-    queues = Collections.unmodifiableList(leaves);
+    queues = Collections.unmodifiableList(all);
+    this.leaves = Collections.unmodifiableList(leaves);
+  }
+
+  /** The queues directly under the queue named {@code parent} (full name). */
+  List<Leaf> children(String parent) {
+    List<Leaf> children = new ArrayList<Leaf>();
+    for (Leaf queue : queues) {
+      if (queue.parent.equals(parent)) {
+        children.add(queue);
+      }
+    }
+    return children;
   }
 
   static QueueStatus parse(String json) throws IOException {
@@ -193,7 +222,7 @@ final class QueueStatus {
   Amount used() {
     long memoryMb = 0;
     long vcores = 0;
-    for (Leaf leaf : queues) {
+    for (Leaf leaf : leaves) {
       memoryMb += leaf.usedMemoryMb;
       vcores += leaf.usedVcores;
     }

@@ -8,8 +8,9 @@ import org.codehaus.jackson.node.ObjectNode;
 /**
  * The answer of {@code GET /ws/v1/cluster/scheduler} for Tidal: the queue tree in FairScheduler's
  * field names where the meaning is the same (queueName, usedResources, fairResources, maxResources,
- * numActiveApps, childQueues), plus Tidal's own fields. Every Tidal queue is a leaf under root.
- * Burst times are wall-clock milliseconds since 1970, as the RM's REST API gives every time.
+ * numActiveApps, childQueues), plus Tidal's own fields. Parent queues hold their children in
+ * childQueues, as in FairScheduler's answer; a parent's figures are the totals of its leaves. Burst
+ * times are wall-clock milliseconds since 1970, as the RM's REST API gives every time.
  */
 final class SchedulerInfo {
   static final String TYPE = "tidalScheduler";
@@ -41,17 +42,29 @@ final class SchedulerInfo {
     root.put("fairResources", resources(status.cluster));
     root.put("maxResources", resources(status.cluster));
     int apps = 0;
-    ArrayNode children = NODES.arrayNode();
-    for (QueueStatus.Leaf leaf : status.queues) {
+    for (QueueStatus.Leaf leaf : status.leaves) {
       apps += leaf.apps;
-      children.add(leaf(leaf, status.cluster, wallClock));
     }
     root.put("numActiveApps", apps);
     root.put("dominantShare", status.used().dominantShareOf(status.cluster));
+    root.put("childQueues", children(status, TidalScheduler.ROOT_QUEUE, wallClock));
+    return root;
+  }
+
+  /** {"queue":[...]}: the queues directly under {@code parent}, each with its own children. */
+  private static ObjectNode children(
+      QueueStatus status, String parent, LongUnaryOperator wallClock) {
+    ArrayNode children = NODES.arrayNode();
+    for (QueueStatus.Leaf child : status.children(parent)) {
+      ObjectNode queue = leaf(child, status.cluster, wallClock);
+      if (!child.leaf) {
+        queue.put("childQueues", children(status, child.name, wallClock));
+      }
+      children.add(queue);
+    }
     ObjectNode childQueues = NODES.objectNode();
     childQueues.put("queue", children);
-    root.put("childQueues", childQueues);
-    return root;
+    return childQueues;
   }
 
   private static ObjectNode leaf(

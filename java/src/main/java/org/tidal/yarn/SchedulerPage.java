@@ -86,17 +86,25 @@ final class SchedulerPage {
     element("h2", TidalScheduler.ROOT_QUEUE);
     bar("used", status.used().dominantShareOf(status.cluster));
     out.writeEndElement();
+    children(status, TidalScheduler.ROOT_QUEUE);
+    out.writeEndElement();
+    out.writeEndElement();
+    out.writeEndElement();
+    out.writeEndElement();
+  }
+
+  /** The queues under {@code parent} as a list, each parent with its own list below it. */
+  private void children(QueueStatus status, String parent) throws XMLStreamException {
     out.writeStartElement("ul");
     out.writeAttribute("class", "queues");
-    for (QueueStatus.Leaf leaf : status.queues) {
+    for (QueueStatus.Leaf child : status.children(parent)) {
       out.writeStartElement("li");
-      leaf(leaf, status.cluster);
+      leaf(child, status.cluster);
+      if (!child.leaf) {
+        children(status, child.name);
+      }
       out.writeEndElement();
     }
-    out.writeEndElement();
-    out.writeEndElement();
-    out.writeEndElement();
-    out.writeEndElement();
     out.writeEndElement();
   }
 

@@ -217,7 +217,7 @@ final class TidalMetrics {
               .addRecord(SCHEDULER_RECORD)
               .setContext(CONTEXT)
               .tag(POLICY, snapshot.policy)
-              .addGauge(QUEUES, snapshot.queues.size());
+              .addGauge(QUEUES, snapshot.leaves.size());
       for (String admitted : ADMITTED_CLASSES) {
         record.addGauge(
             Interns.info(capitalised(admitted) + "Queues", "Queues admitted as " + admitted),
@@ -229,7 +229,7 @@ final class TidalMetrics {
 
   private static int count(QueueStatus snapshot, String admissionClass) {
     int count = 0;
-    for (QueueStatus.Leaf leaf : snapshot.queues) {
+    for (QueueStatus.Leaf leaf : snapshot.leaves) {
       if (admissionClass.equals(leaf.admissionClass)) {
         count++;
       }

@@ -215,6 +215,34 @@ public class TestTidalQueueAcls {
     assertFalse(scheduler.checkAccess(dave, QueueACL.ADMINISTER_QUEUE, "etl"));
   }
 
+  /** A parent queue's ACLs reach every queue below it, however deep. */
+  @Test(timeout = 120000)
+  public void aParentsAclsReachTheQueuesBelowIt() throws Exception {
+    YarnConfiguration conf = aclConf(true);
+    write(
+        allocation,
+        "<tidal><queue name=\"root\"><aclSubmitApps> </aclSubmitApps>"
+            + "<aclAdministerApps> </aclAdministerApps></queue>"
+            + "<queue name=\"eng\"><aclSubmitApps>alice</aclSubmitApps>"
+            + "<aclAdministerApps>dave</aclAdministerApps>"
+            + "<queue name=\"etl\"/><queue name=\"ml\"><queue name=\"train\"/></queue></queue>"
+            + "<queue name=\"b\"/></tidal>");
+    rm = rms.start(conf);
+    TidalScheduler scheduler = rms.scheduler();
+    UserGroupInformation alice = UserGroupInformation.createRemoteUser("alice");
+    UserGroupInformation dave = UserGroupInformation.createRemoteUser("dave");
+    UserGroupInformation erin = UserGroupInformation.createRemoteUser("erin");
+    assertTrue(scheduler.checkAccess(alice, QueueACL.SUBMIT_APPLICATIONS, "root.eng.ml.train"));
+    assertFalse(scheduler.checkAccess(alice, QueueACL.ADMINISTER_QUEUE, "root.eng.etl"));
+    assertFalse(scheduler.checkAccess(alice, QueueACL.SUBMIT_APPLICATIONS, "root.b"));
+    assertTrue(scheduler.checkAccess(dave, QueueACL.ADMINISTER_QUEUE, "root.eng.ml.train"));
+    assertTrue(scheduler.checkAccess(dave, QueueACL.SUBMIT_APPLICATIONS, "root.eng.etl"));
+    assertFalse(scheduler.checkAccess(dave, QueueACL.ADMINISTER_QUEUE, "root.b"));
+    assertFalse(scheduler.checkAccess(erin, QueueACL.SUBMIT_APPLICATIONS, "root.eng.etl"));
+    assertAccepted("alice", "root.eng.ml.train");
+    assertRejected("erin", "eng.etl");
+  }
+
   /** The RM lets other users kill an app only when they administer its queue. */
   @Test(timeout = 120000)
   public void onlyAdministratorsOfTheQueueMayKillAnotherUsersApp() throws Exception {

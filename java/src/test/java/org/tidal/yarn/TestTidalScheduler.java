@@ -45,6 +45,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNodeReport;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
+import org.codehaus.jackson.JsonNode;
 import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
@@ -449,6 +450,48 @@ public class TestTidalScheduler {
     MockAM am = MockRM.launchAndRegisterAM(submit("b", "bob"), rm, nm);
     am.allocate(ResourceRequest.ANY, 1024, 2, new ArrayList<ContainerId>());
     assertEquals(2, awaitContainers(am, 2, nm).size());
+  }
+
+  @Test(timeout = 120000)
+  public void nestedQueuesReachClientsAsATreeWithParentMetrics() throws Exception {
+    write(
+        allocationFile,
+        "<tidal><queue name=\"root\"><aclSubmitApps> </aclSubmitApps></queue>"
+            + "<queue name=\"eng\"><aclSubmitApps>alice</aclSubmitApps>"
+            + "<queue name=\"etl\"/><queue name=\"adhoc\"/></queue>"
+            + "<queue name=\"b\"/></tidal>");
+    YarnConfiguration conf = conf(allocationFile);
+    start(conf);
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
+    RMApp app = submit("root.eng.etl", "alice");
+    MockRM.launchAndRegisterAM(app, rm, nm);
+
+    QueueInfo root = scheduler().getQueueInfo("root", true, true);
+    assertEquals(childNames("root.eng", "root.b"), childNames(root));
+    QueueInfo eng = null;
+    for (QueueInfo child : root.getChildQueues()) {
+      eng = child.getQueueName().equals("root.eng") ? child : eng;
+    }
+    assertEquals(childNames("root.eng.etl", "root.eng.adhoc"), childNames(eng));
+    assertEquals(1.0f, scheduler().getQueueInfo("root.eng", false, false).getCapacity(), 1e-6f);
+
+    // Hadoop's queue metrics roll up through eng to the root.
+    // Metrics are cached by name: eng's are those its leaf rolls up to.
+    assertEquals(1024, QueueMetrics.forQueue("root.eng", null, true, conf).getAllocatedMB());
+    assertEquals(0, QueueMetrics.forQueue("root.b", null, true, conf).getAllocatedMB());
+
+    // The REST view nests the children under their parents.
+    JsonNode info =
+        SchedulerInfo.of(QueueStatus.parse(scheduler().statusJson()), t -> t)
+            .path("scheduler")
+            .path("schedulerInfo");
+    JsonNode top = info.path("rootQueue").path("childQueues").path("queue");
+    assertEquals(info.toString(), 2, top.size());
+    JsonNode engInfo =
+        top.get(0).path("queueName").getTextValue().equals("root.eng") ? top.get(0) : top.get(1);
+    assertEquals(info.toString(), 2, engInfo.path("childQueues").path("queue").size());
+    assertEquals(info.toString(), 1, engInfo.path("numActiveApps").getIntValue());
+    assertEquals(info.toString(), 1, info.path("rootQueue").path("numActiveApps").getIntValue());
   }
 
   private static Set<String> childNames(String... names) {

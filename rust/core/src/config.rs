@@ -71,6 +71,8 @@ use crate::acl::QueueAcls;
 use crate::bopf::alpha::{AlphaSpec, BurstDistribution, Correlation, ResourceDistribution};
 use crate::bopf::spec::{BurstSpec, LqSpec, QueueSpec, TqSpec, DEFAULT_CYCLES};
 use crate::error::{CoreError, Result};
+use crate::limits::{LimitDefaults, QueueLimits};
+use crate::placement::PlacementPolicy;
 use crate::reservation::ReservationSettings;
 use crate::resource::{ResourceKind, Resources, MAX_RESOURCE_AMOUNT};
 use serde::Serialize;
@@ -204,6 +206,8 @@ pub struct QueueConfig {
     pub slot_reservation: Option<ReservationSettings>,
     /// `<aclSubmitApps>` and `<aclAdministerApps>`, stored for the host to enforce.
     pub acls: QueueAcls,
+    /// FairScheduler's per-queue limits ([`crate::limits`]).
+    pub limits: QueueLimits,
 }
 
 impl QueueConfig {
@@ -216,6 +220,7 @@ impl QueueConfig {
             owner: None,
             slot_reservation: None,
             acls: QueueAcls::default(),
+            limits: QueueLimits::default(),
         }
     }
 
@@ -252,6 +257,11 @@ pub struct QueueFile {
     pub slot_reservation: Option<ReservationSettings>,
     /// The root queue's ACLs (`<queue name="root">`), which every queue inherits.
     pub root_acls: QueueAcls,
+    /// FairScheduler's file-wide limit defaults and per-user limits ([`crate::limits`]).
+    pub limits: LimitDefaults,
+    /// `<queuePlacementPolicy>` ([`crate::placement`]); without it apps go to the queue they
+    /// name.
+    pub placement: Option<PlacementPolicy>,
 }
 
 impl QueueFile {
@@ -369,6 +379,8 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     let mut slot_reservation = None;
     let mut root_acls = QueueAcls::default();
     let mut root_line = None;
+    let mut limits = LimitDefaults::default();
+    let mut placement = None;
     for child in root.children().filter(|n| n.is_element()) {
         let line = line_of(&doc, child);
         let text = child.text().unwrap_or("").trim();
@@ -403,6 +415,16 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
                 root_acls = parse_root_queue(&doc, child)?;
             }
             "queue" => queues.push(parse_queue(&doc, child)?),
+            tag if LimitDefaults::ELEMENTS.contains(&tag) => {
+                limits.set(tag, text).map_err(|e| CoreError::Config(format!("line {line}: <{tag}>: {e}")))?
+            }
+            "user" => parse_user(&doc, child, &mut limits)?,
+            "queuePlacementPolicy" if placement.is_some() => {
+                return Err(CoreError::Config(format!("line {line}: <queuePlacementPolicy> is given twice")))
+            }
+            "queuePlacementPolicy" => {
+                placement = Some(crate::placement::parse(&doc, child).map_err(CoreError::Config)?);
+            }
             "uwfq-user-weight" | "uwfq-grace-period-sec" | "uwfq-default-task-sec" | "uwfq-target-task-sec" => {
                 parse_uwfq(child, line, &mut uwfq)?
             }
@@ -422,7 +444,8 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
             other => {
                 return Err(CoreError::Config(format!(
                     "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <app-policy>, <n-min>, <queue>, \
-                     <altruism-probability>, <fairness-knob>, <slot-reservation> or <uwfq-*>)"
+                     <altruism-probability>, <fairness-knob>, <slot-reservation>, <uwfq-*>, <user>, \
+                     <queueMaxAppsDefault>, <queueMaxAMShareDefault>, <userMaxAppsDefault> or <queuePlacementPolicy>)"
                 )))
             }
         }
@@ -455,7 +478,37 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
         return Err(CoreError::Config(format!("queue '{}' is declared twice", w[0])));
     }
     uwfq.validate().map_err(|e| CoreError::Config(e.to_string()))?;
-    Ok(QueueFile { policy, app_policy, n_min, queues, uwfq, slot_reservation, root_acls })
+    Ok(QueueFile { policy, app_policy, n_min, queues, uwfq, slot_reservation, root_acls, limits, placement })
+}
+
+/// `<user name=".."><maxRunningApps>n</maxRunningApps></user>`.
+fn parse_user(doc: &roxmltree::Document, node: roxmltree::Node, limits: &mut LimitDefaults) -> Result<()> {
+    let line = line_of(doc, node);
+    let bad = |line: u32, what: String| CoreError::Config(format!("line {line}: <user>: {what}"));
+    if let Some(a) = node.attributes().find(|a| a.name() != "name") {
+        return Err(bad(line, format!("unknown attribute '{}'", a.name())));
+    }
+    let user = node.attribute("name").map(str::trim).filter(|u| !u.is_empty());
+    let user = user.ok_or_else(|| bad(line, "needs a name=\"..\" attribute".into()))?;
+    let mut max = None;
+    for child in node.children().filter(|n| n.is_element()) {
+        let cline = line_of(doc, child);
+        let text = child.text().unwrap_or("").trim();
+        match child.tag_name().name() {
+            "maxRunningApps" if max.is_none() => {
+                let n = text.parse::<u32>().map_err(|_| {
+                    bad(cline, format!("user '{user}' maxRunningApps '{text}' is not a whole number >= 0"))
+                })?;
+                max = Some(n);
+            }
+            "maxRunningApps" => return Err(bad(cline, format!("user '{user}' maxRunningApps is given twice"))),
+            other => {
+                return Err(bad(cline, format!("user '{user}': unknown element <{other}> (expected <maxRunningApps>)")))
+            }
+        }
+    }
+    let max = max.ok_or_else(|| bad(line, format!("user '{user}' needs <maxRunningApps>")))?;
+    limits.set_user(user, max).map_err(|e| bad(line, e))
 }
 
 /// `<queue name="root">`: the root's ACLs and nothing else, since every queue is a leaf of it.
@@ -664,6 +717,7 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
     let mut alpha = None;
     let mut slot_reservation = None;
     let mut acls = QueueAcls::default();
+    let mut limits = QueueLimits::default();
     let bad = |line: u32, field: &str, text: &str, expected: &str| {
         CoreError::Config(format!("line {line}: queue '{name}' field {field}: '{text}' is not {expected}"))
     };
@@ -704,11 +758,15 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
                 slot_reservation = Some(parse_slot_reservation(child, cline, &format!("queue '{name}'"))?)
             }
             tag if QueueAcls::ELEMENTS.contains(&tag) => parse_acl(child, cline, &name, &mut acls)?,
+            tag if QueueLimits::ELEMENTS.contains(&tag) => limits
+                .set(tag, text)
+                .map_err(|e| CoreError::Config(format!("line {cline}: queue '{name}' field {tag}: {e}")))?,
             other => {
                 return Err(CoreError::Config(format!(
                     "line {cline}: queue '{name}': unknown element <{other}> (expected <weight>, <type>, \
                      <owner>, <period-sec>, <deadline-sec>, <first-burst-sec>, <cycles>, <burst-demand>, \
-                     <burst-demand-distribution>, <slot-reservation>, <aclSubmitApps> or <aclAdministerApps>)"
+                     <burst-demand-distribution>, <slot-reservation>, <aclSubmitApps>, <aclAdministerApps>, \
+                     <maxRunningApps>, <maxAMShare>, <minResources> or <maxResources>)"
                 )))
             }
         }
@@ -742,7 +800,7 @@ fn parse_queue(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Queue
         }
         QueueKind::Throughput
     };
-    Ok(QueueConfig { name, weight, kind, owner, slot_reservation, acls })
+    Ok(QueueConfig { name, weight, kind, owner, slot_reservation, acls, limits })
 }
 
 #[cfg(test)]

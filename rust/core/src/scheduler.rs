@@ -18,7 +18,9 @@ use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
 use crate::history::History;
 use crate::holds::{AppReservationView, Hold, Reservations};
 use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx, MAX_ALLOCATION_ID};
-use crate::policy::{self, Admission, AppPolicy, NodeOffer, Policy, QueueKey};
+use crate::limits::{self, Level, SelectionKey};
+use crate::placement::{self, QueueType};
+use crate::policy::{self, Admission, AppPolicy, NodeOffer, Policy};
 use crate::request::{Ask, Placement};
 use crate::reservation::StageTask;
 use crate::resource::Resources;
@@ -26,9 +28,9 @@ use crate::resource::MAX_RESOURCE_AMOUNT;
 use crate::snapshot::{
     PolicySnapshot, QueueSnapshot, RestoreSummary, RestoredQueue, RuntimeQueue, Snapshot, SNAPSHOT_VERSION,
 };
-use crate::state::{Allocation, App, ClusterState, Node};
+use crate::state::{Allocation, App, ClusterState, FairShares, Node};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use tracing::{debug, info, warn};
 
 pub use crate::request::Locality;
@@ -89,7 +91,9 @@ pub struct Scheduler {
     /// Entries are (policy key, the queue's last allocation id, queue): among equal keys the
     /// queue served least recently goes first, so ties rotate instead of always favouring the
     /// same queue (which could starve another queue that keeps tying with it).
-    candidates: BinaryHeap<Reverse<(QueueKey, AllocationId, QueueIdx)>>,
+    candidates: BinaryHeap<Reverse<(SelectionKey, AllocationId, QueueIdx)>>,
+    /// Runnable apps per user, for the users' running-apps limits.
+    user_running: HashMap<String, u32>,
     /// Slot reservation holds and per-stage state.
     reservations: Reservations,
     /// Whether any queue has slot reservation on: when not, none of its bookkeeping runs.
@@ -139,6 +143,7 @@ impl Scheduler {
             policy,
             app_policy,
             candidates: BinaryHeap::new(),
+            user_running: HashMap::new(),
             reservations: Reservations::default(),
             reserving: false,
             ended: Vec::new(),
@@ -193,7 +198,7 @@ impl Scheduler {
     /// Frees queue `qi`'s slot once it is retired and its last app has left.
     fn remove_if_done(&mut self, qi: QueueIdx) {
         let q = &self.state.queues[qi];
-        if q.retired && !q.removed && q.apps.is_empty() {
+        if q.retired && !q.removed && !q.has_apps() {
             self.state.remove_queue(qi);
         }
     }
@@ -250,8 +255,13 @@ impl Scheduler {
         if queue_file.app_policy != self.queue_file.app_policy || queue_file.uwfq != self.queue_file.uwfq {
             self.app_policy = policy::build_app_policy(&queue_file);
             // The new app policy learns the live apps in submission order.
-            let mut live: Vec<(u64, AppIdx)> =
-                self.state.apps.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| (a.seq, i))).collect();
+            let mut live: Vec<(u64, AppIdx)> = self
+                .state
+                .apps
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| a.as_ref().filter(|a| a.runnable).map(|a| (a.seq, i)))
+                .collect();
             live.sort_unstable();
             for (_, idx) in live {
                 self.app_policy.on_app_added(&self.state, idx);
@@ -288,6 +298,8 @@ impl Scheduler {
                 info!(queue = q.name(), apps = q.apps.len(), "queue retired by reconfiguration");
             }
         }
+        // Limits may have been raised: apps they held back may run now.
+        self.promote_waiting();
         for qi in 0..self.state.queues.len() {
             self.remove_if_done(qi);
         }
@@ -312,7 +324,7 @@ impl Scheduler {
             if !q.retired {
                 return Err(CoreError::Conflict(format!("queue '{}' already exists", config.name)));
             }
-            if !q.apps.is_empty() {
+            if q.has_apps() {
                 return Err(CoreError::Conflict(format!(
                     "queue '{}' was removed but still has applications; register it again once they finish",
                     config.name
@@ -563,7 +575,8 @@ impl Scheduler {
     }
 
     /// Registers an application in a queue (short or full name) and returns the queue's full
-    /// name.
+    /// name. The app is accepted even when a running-apps limit holds it back: it then waits
+    /// without containers until it may run ([`crate::limits`]).
     pub fn add_app(&mut self, key: AppKey, queue: &str, user: &str) -> Result<&str> {
         if self.state.app_index.contains_key(&key) {
             return Err(CoreError::DuplicateApp(key));
@@ -593,35 +606,168 @@ impl Scheduler {
             usage: Resources::ZERO,
             running_containers: 0,
             started: false,
+            runnable: false,
+            am_resources: Resources::ZERO,
             hints: None,
         });
-        let q = &mut self.state.queues[qi];
-        q.apps.push(idx);
-        q.apps_waiting_for_am += 1;
-        debug!(app = key, queue = q.name(), user, "app added");
-        self.app_policy.on_app_added(&self.state, idx);
+        match self.may_run(qi, user) {
+            Ok(()) => self.make_runnable(idx),
+            Err(reason) => {
+                self.state.queues[qi].waiting.push(idx);
+                info!(app = key, queue = %full, user, %reason, "app accepted, waits to run");
+            }
+        }
+        debug!(app = key, queue = %full, user, "app added");
         Ok(self.state.queues[qi].name())
     }
 
-    /// Removes an application with its asks; its live allocations are freed.
+    /// The queue an app submitted to `requested` by `user` (whose groups are `groups`, primary
+    /// first) goes to under the allocation file's `<queuePlacementPolicy>`, as a full name; it
+    /// may not exist yet, if its rule may create it. Without a policy, the requested queue.
+    /// Changes nothing; an `Err` is the reason the app is rejected.
+    pub fn place_app(&self, requested: &str, user: &str, groups: &[String]) -> Result<String> {
+        let Some(policy) = &self.queue_file.placement else {
+            let requested = if requested.trim().is_empty() { placement::DEFAULT_QUEUE } else { requested };
+            return Ok(config::full_queue_name(requested));
+        };
+        policy.place(requested, user, groups, &LiveQueues(&self.state)).map_err(|reason| {
+            CoreError::Config(format!("application of user '{user}' rejected by queue placement: {reason}"))
+        })
+    }
+
+    /// Places an app as [`Scheduler::place_app`] says, creating its queue when the placement
+    /// rule may (a throughput queue of weight 1 directly under the root, registered at run time
+    /// and owned by `user`), and adds it there ([`Scheduler::add_app`]). Returns the queue's
+    /// full name.
+    pub fn submit_app(&mut self, key: AppKey, requested: &str, user: &str, groups: &[String]) -> Result<&str> {
+        if self.state.app_index.contains_key(&key) {
+            return Err(CoreError::DuplicateApp(key));
+        }
+        let queue = self.place_app(requested, user, groups)?;
+        if self.queue_file.placement.is_some() && self.state.queue_by_name(&queue).is_none_or(|q| q.retired) {
+            self.create_placed_queue(&queue, user)?;
+        }
+        self.add_app(key, &queue, user)
+    }
+
+    /// Creates the queue a placement rule named.
+    fn create_placed_queue(&mut self, full: &str, user: &str) -> Result<()> {
+        let leaf = full.strip_prefix("root.").unwrap_or(full);
+        if let Some((parent, _)) = leaf.rsplit_once('.') {
+            // nestedUserQueue: the queues here are leaves of the root, so a queue under a parent
+            // cannot be made.
+            return Err(CoreError::Config(format!(
+                "queue placement chose 'root.{leaf}', under parent 'root.{parent}': creating a queue under a \
+                 parent queue needs the queue hierarchy, and queues here are leaves of the root"
+            )));
+        }
+        let xml = format!("<queue name=\"{leaf}\"/>");
+        let config = config::parse_queue_element(&xml).map_err(|e| {
+            CoreError::Config(format!("queue placement chose queue '{full}', which cannot be created: {e}"))
+        })?;
+        let admission = self.register_parsed(config, &xml, user)?;
+        if !admission.admitted {
+            return Err(CoreError::Config(format!(
+                "queue placement created queue '{full}', which admission control rejected: {}",
+                admission.reason
+            )));
+        }
+        info!(queue = full, user, "queue created by queue placement");
+        Ok(())
+    }
+
+    /// The chain of queues whose running-apps and maximum limits apply to leaf `qi`, leaf first.
+    /// Queues are leaves of the root here, and the root carries no limits, so it is the leaf
+    /// alone; with a queue hierarchy each ancestor joins as a [`Level`].
+    fn chain(state: &ClusterState, qi: QueueIdx) -> [Level<'_>; 1] {
+        let q = &state.queues[qi];
+        [Level { name: q.name(), limits: &q.config.limits, runnable_apps: q.apps.len() as u32, usage: q.usage }]
+    }
+
+    /// Whether an app of `user` may run in queue `qi` now; `Err` names the limit in the way.
+    fn may_run(&self, qi: QueueIdx, user: &str) -> std::result::Result<(), String> {
+        let running = self.user_running.get(user).copied().unwrap_or(0);
+        limits::can_run_app(&self.queue_file.limits, &Self::chain(&self.state, qi), user, running)
+    }
+
+    /// Makes an accepted app runnable: it joins its queue's apps in submission order, its asks
+    /// count as its queue's demand, and the app policy learns of it.
+    fn make_runnable(&mut self, idx: AppIdx) {
+        let app = self.state.app_mut(idx);
+        app.runnable = true;
+        let (qi, seq, started, user) = (app.queue, app.seq, app.started, app.user.clone());
+        let (n, r) = (app.asks.pending_containers(), app.asks.pending_resources());
+        *self.user_running.entry(user).or_insert(0) += 1;
+        let state = &mut self.state;
+        let q = &mut state.queues[qi];
+        if let Some(pos) = q.waiting.iter().position(|&w| w == idx) {
+            q.waiting.remove(pos);
+        }
+        let apps = &state.apps;
+        let at = q.apps.partition_point(|&a| apps[a].as_ref().is_some_and(|a| a.seq < seq));
+        q.apps.insert(at, idx);
+        q.pending_containers += n;
+        q.pending_resources += r;
+        if !started {
+            q.apps_waiting_for_am += 1;
+        }
+        self.app_policy.on_app_added(&self.state, idx);
+        self.app_policy.on_app_updated(&self.state, idx);
+    }
+
+    /// Makes runnable, in submission order, every waiting app the limits now allow (as
+    /// FairScheduler does when an app finishes or the limits are reloaded).
+    fn promote_waiting(&mut self) {
+        let mut waiting: Vec<(u64, AppIdx)> =
+            self.state.queues.iter().flat_map(|q| q.waiting.iter().map(|&i| (self.state.app(i).seq, i))).collect();
+        if waiting.is_empty() {
+            return;
+        }
+        waiting.sort_unstable();
+        for (_, idx) in waiting {
+            let app = self.state.app(idx);
+            if self.may_run(app.queue, &app.user).is_ok() {
+                debug!(app = app.key, "waiting app becomes runnable");
+                self.make_runnable(idx);
+            }
+        }
+    }
+
+    /// Removes an application with its asks; its live allocations are freed. Apps it held back
+    /// may run now.
     pub fn remove_app(&mut self, key: AppKey) -> Result<()> {
         let idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
         if self.state.app(idx).running_containers > 0 {
             self.release_where(|a| a.app == idx);
         }
-        self.app_policy.on_app_removed(&self.state, idx);
+        let runnable = self.state.app(idx).runnable;
+        if runnable {
+            self.app_policy.on_app_removed(&self.state, idx);
+        }
         self.reservations.app_removed(idx);
         let app = self.state.take_app(idx);
         let q = &mut self.state.queues[app.queue];
-        q.pending_containers -= app.asks.pending_containers();
-        q.pending_resources -= app.asks.pending_resources();
-        if !app.started {
-            q.apps_waiting_for_am -= 1;
-        }
-        if let Some(pos) = q.apps.iter().position(|&s| s == idx) {
-            q.apps.remove(pos);
+        q.am_usage -= app.am_resources;
+        if runnable {
+            q.pending_containers -= app.asks.pending_containers();
+            q.pending_resources -= app.asks.pending_resources();
+            if !app.started {
+                q.apps_waiting_for_am -= 1;
+            }
+            q.apps.retain(|&s| s != idx);
+            if let Some(n) = self.user_running.get_mut(&app.user) {
+                *n -= 1;
+                if *n == 0 {
+                    self.user_running.remove(&app.user);
+                }
+            }
+        } else {
+            q.waiting.retain(|&s| s != idx);
         }
         debug!(app = key, queue = q.name(), "app removed");
+        if runnable {
+            self.promote_waiting();
+        }
         self.remove_if_done(app.queue);
         Ok(())
     }
@@ -640,6 +786,10 @@ impl Scheduler {
         let (old_n, old_r) = (app.asks.pending_containers(), app.asks.pending_resources());
         app.asks.update(key, asks, &settings)?;
         app.asks.update_blacklist(blacklist_additions, blacklist_removals);
+        if !app.runnable {
+            // A waiting app's asks become its queue's demand once it may run.
+            return Ok(());
+        }
         let (new_n, new_r, qi) = (app.asks.pending_containers(), app.asks.pending_resources(), app.queue);
         let q = &mut self.state.queues[qi];
         q.pending_containers = q.pending_containers - old_n + new_n;
@@ -656,7 +806,9 @@ impl Scheduler {
         let app = self.state.app(idx);
         let (hints, reply) = crate::hints::apply(key, json, app.hints.as_deref(), &app.asks)?;
         self.state.app_mut(idx).hints = Some(std::sync::Arc::new(hints));
-        self.app_policy.on_app_updated(&self.state, idx);
+        if self.state.app(idx).runnable {
+            self.app_policy.on_app_updated(&self.state, idx);
+        }
         self.reservations.hints_changed(&self.state, idx);
         let mut reply = reply;
         reply.stragglers = self.reservations.straggler_candidates(&self.state, idx);
@@ -951,7 +1103,7 @@ impl Scheduler {
         // queue's own state, so a heartbeat costs O(Q + D log Q) for D decisions.
         let mut heap = std::mem::take(&mut self.candidates).into_vec();
         heap.clear();
-        let policy = &self.policy;
+        let policy = self.policy.as_ref();
         let state = &self.state;
         heap.extend(
             state
@@ -959,9 +1111,10 @@ impl Scheduler {
                 .iter()
                 .enumerate()
                 .filter(|(_, q)| q.pending_containers > 0)
-                .map(|(i, q)| Reverse((policy.queue_key(state, i), q.last_served, i))),
+                .map(|(i, q)| Reverse((selection_key(policy, state, i), q.last_served, i))),
         );
         self.candidates = BinaryHeap::from(heap);
+        let mut fair: Option<FairShares> = None;
         let mut made = 0;
         while made < limit {
             let Some(Reverse((key, _, qi))) = self.candidates.pop() else { break };
@@ -971,7 +1124,17 @@ impl Scheduler {
             } else {
                 Resources::ZERO
             };
-            let offer = NodeOffer { node: at.node, host: at.host, rack: at.rack, free: free + overridable };
+            let mut room = free + overridable;
+            if let Some(headroom) = limits::headroom(&Self::chain(&self.state, qi)) {
+                room = room.min(&headroom);
+            }
+            let q = &self.state.queues[qi];
+            let am_room = self.queue_file.limits.max_am_share(&q.config.limits).map(|share| {
+                let fair = *fair.get_or_insert_with(|| FairShares::of(&self.state));
+                let fair_share = limits::fraction_of(&self.state.capacity, fair.of_queue(q));
+                limits::am_room(&fair_share, share, &q.am_usage)
+            });
+            let offer = NodeOffer { node: at.node, host: at.host, rack: at.rack, free: room, am_room };
             let Some((app, p)) = self.app_policy.select(&self.state, qi, &offer) else { continue };
             debug_assert!(p.resources.fits_in(&offer.free), "app policy placed more than the node has free");
             out.push(self.commit(at, app, p));
@@ -985,7 +1148,8 @@ impl Scheduler {
             made += 1;
             let q = &self.state.queues[qi];
             if q.pending_containers > 0 {
-                self.candidates.push(Reverse((self.policy.queue_key(&self.state, qi), q.last_served, qi)));
+                let key = selection_key(self.policy.as_ref(), &self.state, qi);
+                self.candidates.push(Reverse((key, q.last_served, qi)));
             }
         }
         made
@@ -1025,6 +1189,9 @@ impl Scheduler {
         app.usage += resources;
         app.running_containers += 1;
         app.started = true;
+        if first {
+            app.am_resources = resources;
+        }
         let qi = app.queue;
         let now = self.state.now_ms;
         let q = &mut self.state.queues[qi];
@@ -1038,6 +1205,7 @@ impl Scheduler {
         }
         if first {
             q.apps_waiting_for_am -= 1;
+            q.am_usage += resources;
         }
         let stage_task = match origin {
             Origin::Ask { .. } if self.reserving => self.reservation_started(app_idx, id, node, priority, resources),
@@ -1067,5 +1235,30 @@ impl Scheduler {
             return None;
         }
         self.reservations.task_started(&self.state, idx, settings, id, node, priority, resources)
+    }
+}
+
+/// Queue `qi`'s place in the order queues are offered a node: the policy's key, with needy
+/// queues (below their `<minResources>`) first within its tier.
+fn selection_key(policy: &dyn Policy, state: &ClusterState, qi: QueueIdx) -> SelectionKey {
+    let q = &state.queues[qi];
+    let below_min = limits::below_min_share(&q.usage, q.config.limits.min_resources.as_ref(), &state.capacity);
+    let key = policy.queue_key(state, qi);
+    SelectionKey { tier: key.tier, order: key.order, below_min }
+}
+
+/// The live queues as placement sees them: the root is the one parent, every queue a leaf of it.
+struct LiveQueues<'a>(&'a ClusterState);
+
+impl placement::Queues for LiveQueues<'_> {
+    fn full_name(&self, name: &str) -> String {
+        config::full_queue_name(name)
+    }
+
+    fn kind(&self, full: &str) -> Option<QueueType> {
+        if full == config::ROOT {
+            return Some(QueueType::Parent);
+        }
+        self.0.queue_by_name(full).filter(|q| !q.retired).map(|_| QueueType::Leaf)
     }
 }

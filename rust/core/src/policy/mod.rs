@@ -191,13 +191,28 @@ pub struct NodeOffer {
     pub host: LocationId,
     pub rack: LocationId,
     pub free: Resources,
+    /// What one more ApplicationMaster may take in the queue, when its AM share is limited
+    /// ([`crate::limits::am_room`]).
+    pub am_room: Option<Resources>,
 }
 
 impl NodeOffer {
+    /// The space `app` may use here: the free space, and for an app whose first container (its
+    /// ApplicationMaster) has not started, no more than the queue's AM room. Policies place
+    /// within this rather than within `free`.
+    #[inline]
+    pub fn room_for(&self, app: &crate::state::App) -> Resources {
+        match self.am_room {
+            Some(room) if !app.started => self.free.min(&room),
+            _ => self.free,
+        }
+    }
+
     /// The app's highest-priority ask that can start here, under YARN's locality rules.
     #[inline]
     pub fn first_fit(&self, state: &ClusterState, app: AppIdx) -> Option<Placement> {
-        state.app(app).asks.find(self.host, self.rack, &self.free)
+        let app = state.app(app);
+        app.asks.find(self.host, self.rack, &self.room_for(app))
     }
 
     /// The first app of the queue (in submission order) still waiting for its first container,

@@ -156,3 +156,24 @@ fn a_queue_below_its_min_resources_goes_first() {
     let needy = order(r#"<queue name="b"><minResources>3072 mb, 3 vcores</minResources></queue>"#);
     assert_eq!(needy, vec![2, 2, 1], "b is served up to its minimum first");
 }
+
+#[test]
+fn a_dropped_queue_stays_while_it_has_waiting_apps() {
+    let file = |queues: &str| tidal_core::config::parse_queue_file(&format!("<tidal>{queues}</tidal>")).unwrap();
+    let mut s = Scheduler::new(
+        file(r#"<queue name="a"/><queue name="q"><maxRunningApps>1</maxRunningApps></queue>"#),
+        Settings::default(),
+    )
+    .unwrap();
+    s.add_app(1, "q", "u").unwrap();
+    s.add_app(2, "q", "u").unwrap();
+    s.reconfigure(file(r#"<queue name="a"/>"#), Settings::default()).unwrap();
+    let visible = |s: &Scheduler| s.state().queue_by_name("root.q").is_some_and(|q| q.visible());
+    s.remove_app(1).unwrap();
+    assert!(runnable(&s, 2) && visible(&s), "its waiting app runs on in the retired queue");
+    s.remove_app(2).unwrap();
+    assert!(!visible(&s), "gone with its last app");
+    s.add_app(3, "a", "u").unwrap();
+    s.reconfigure(file(r#"<queue name="b"/>"#), Settings::default()).unwrap();
+    assert!(s.state().queue_by_name("root.a").is_some_and(|q| q.visible()));
+}

@@ -255,6 +255,16 @@ fn strings(env: &mut JNIEnv, array: &JObjectArray, what: &str) -> BridgeResult<V
     Ok(out)
 }
 
+/// A submission's requested queue, user and the user's groups.
+fn submission(
+    env: &mut JNIEnv,
+    queue: &JString,
+    user: &JString,
+    groups: &JObjectArray,
+) -> BridgeResult<(String, String, Vec<String>)> {
+    Ok((string(env, queue, "queue name")?, string(env, user, "user name")?, strings(env, groups, "group name")?))
+}
+
 fn jstring_of(env: &mut JNIEnv, s: &str) -> BridgeResult<jstring> {
     Ok(env.new_string(s)?.into_raw())
 }
@@ -388,9 +398,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_placeApp<'l>(
     groups: JObjectArray<'l>,
 ) -> jstring {
     guard(&mut env, |env| {
-        let queue = string(env, &queue, "queue name")?;
-        let user = string(env, &user, "user name")?;
-        let groups = strings(env, &groups, "group name")?;
+        let (queue, user, groups) = submission(env, &queue, &user, &groups)?;
         let placed = with_instance(handle, |inst| Ok(inst.scheduler.place_app(&queue, &user, &groups)?))?;
         jstring_of(env, &placed)
     })
@@ -407,9 +415,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_submitApp<'l>(
     groups: JObjectArray<'l>,
 ) -> jstring {
     guard(&mut env, |env| {
-        let queue = string(env, &queue, "queue name")?;
-        let user = string(env, &user, "user name")?;
-        let groups = strings(env, &groups, "group name")?;
+        let (queue, user, groups) = submission(env, &queue, &user, &groups)?;
         let key = wire::app_key(app)?;
         let full =
             with_instance(handle, |inst| Ok(inst.scheduler.submit_app(key, &queue, &user, &groups)?.to_string()))?;

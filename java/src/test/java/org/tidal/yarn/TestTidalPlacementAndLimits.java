@@ -5,14 +5,14 @@ import static org.junit.Assert.assertTrue;
 import static org.tidal.yarn.TidalTestSupport.conf;
 import static org.tidal.yarn.TidalTestSupport.heartbeat;
 import static org.tidal.yarn.TidalTestSupport.launchAm;
+import static org.tidal.yarn.TidalTestSupport.submitApp;
+import static org.tidal.yarn.TidalTestSupport.useGroups;
 import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
 import java.io.File;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeys;
-import org.apache.hadoop.security.Groups;
-import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
@@ -70,25 +70,8 @@ public class TestTidalPlacementAndLimits {
     useGroups(new Configuration());
   }
 
-  private static void useGroups(Configuration conf) {
-    Groups.getUserToGroupsMappingServiceWithLoadedConfiguration(conf);
-    UserGroupInformation.reset();
-    UserGroupInformation.setConfiguration(conf);
-  }
-
   private RMApp submit(String user, String queue) throws Exception {
-    RMApp app =
-        rm.submitApp(
-            1024,
-            "app-" + user,
-            user,
-            null,
-            false,
-            queue,
-            YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
-            null,
-            null,
-            false);
+    RMApp app = submitApp(rm, queue, user);
     waitFor(
         app.getApplicationId() + " to be accepted or rejected",
         () -> app.getState() == RMAppState.ACCEPTED || app.getState() == RMAppState.FAILED);

@@ -88,6 +88,8 @@ use crate::acl::QueueAcls;
 use crate::bopf::alpha::{AlphaSpec, BurstDistribution, Correlation, ResourceDistribution};
 use crate::bopf::spec::{BurstSpec, LqSpec, QueueSpec, TqSpec, DEFAULT_CYCLES};
 use crate::error::{CoreError, Result};
+use crate::limits::{LimitDefaults, QueueLimits};
+use crate::placement::PlacementPolicy;
 use crate::reservation::ReservationSettings;
 use crate::resource::{ResourceKind, Resources, MAX_RESOURCE_AMOUNT};
 use serde::Serialize;
@@ -227,6 +229,8 @@ pub struct QueueConfig {
     pub acls: QueueAcls,
     /// The app policy this queue or its nearest ancestor names; `None`: the file's default.
     pub app_policy: Option<AppPolicyKind>,
+    /// FairScheduler's per-queue limits ([`crate::limits`]).
+    pub limits: QueueLimits,
 }
 
 /// A parent queue (`<queue>` holding `<queue>` children, or `type="parent"`): it takes no apps;
@@ -239,6 +243,8 @@ pub struct ParentConfig {
     pub acls: QueueAcls,
     /// As for [`QueueConfig::app_policy`]: what its leaves inherit unless they name their own.
     pub app_policy: Option<AppPolicyKind>,
+    /// FairScheduler's limits on a parent: maxRunningApps and min/maxResources over its subtree.
+    pub limits: QueueLimits,
 }
 
 impl QueueConfig {
@@ -252,6 +258,7 @@ impl QueueConfig {
             slot_reservation: None,
             acls: QueueAcls::default(),
             app_policy: None,
+            limits: QueueLimits::default(),
         }
     }
 
@@ -291,6 +298,11 @@ pub struct QueueFile {
     pub slot_reservation: Option<ReservationSettings>,
     /// The root queue's ACLs (`<queue name="root">`), which every queue inherits.
     pub root_acls: QueueAcls,
+    /// FairScheduler's file-wide limit defaults and per-user limits ([`crate::limits`]).
+    pub limits: LimitDefaults,
+    /// `<queuePlacementPolicy>` ([`crate::placement`]); without it apps go to the queue they
+    /// name.
+    pub placement: Option<PlacementPolicy>,
 }
 
 impl QueueFile {
@@ -423,6 +435,8 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     let mut slot_reservation = None;
     let mut root_acls = QueueAcls::default();
     let mut root_line = None;
+    let mut limits = LimitDefaults::default();
+    let mut placement = None;
     // Queues come second: they inherit the file's app policy, wherever <app-policy> stands.
     let is_queue = |n: &roxmltree::Node| n.tag_name().name() == "queue";
     for child in root.children().filter(|n| n.is_element() && !is_queue(n)) {
@@ -444,6 +458,16 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
                     CoreError::Config(format!("line {line}: n-min '{text}' is not a whole number >= 1"))
                 })?;
             }
+            tag if LimitDefaults::ELEMENTS.contains(&tag) => {
+                limits.set(tag, text).map_err(|e| CoreError::Config(format!("line {line}: <{tag}>: {e}")))?
+            }
+            "user" => parse_user(&doc, child, &mut limits)?,
+            "queuePlacementPolicy" if placement.is_some() => {
+                return Err(CoreError::Config(format!("line {line}: <queuePlacementPolicy> is given twice")))
+            }
+            "queuePlacementPolicy" => {
+                placement = Some(crate::placement::parse(&doc, child).map_err(CoreError::Config)?);
+            }
             "uwfq-user-weight" | "uwfq-grace-period-sec" | "uwfq-default-task-sec" | "uwfq-target-task-sec" => {
                 parse_uwfq(child, line, &mut uwfq)?
             }
@@ -453,7 +477,8 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
             other => {
                 return Err(CoreError::Config(format!(
                     "line {line}: unknown element <{other}> in <tidal> (expected <policy>, <app-policy>, <n-min>, <queue>, \
-                     <altruism-probability>, <fairness-knob>, <slot-reservation> or <uwfq-*>)"
+                     <altruism-probability>, <fairness-knob>, <slot-reservation>, <uwfq-*>, <user>, \
+                     <queueMaxAppsDefault>, <queueMaxAMShareDefault>, <userMaxAppsDefault> or <queuePlacementPolicy>)"
                 )))
             }
         }
@@ -476,7 +501,7 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     }
     uwfq.validate().map_err(|e| CoreError::Config(e.to_string()))?;
     let Tree { leaves: queues, parents, .. } = tree;
-    Ok(QueueFile { policy, app_policy, n_min, queues, parents, uwfq, slot_reservation, root_acls })
+    Ok(QueueFile { policy, app_policy, n_min, queues, parents, uwfq, slot_reservation, root_acls, limits, placement })
 }
 
 fn parse_app_policy(text: &str, line: u32) -> Result<AppPolicyKind> {
@@ -526,6 +551,36 @@ fn apply_knobs(
         (kind, _, _) => unreachable!("knobs of {} are handled above", kind.name()),
     }
     Ok(())
+}
+
+/// `<user name=".."><maxRunningApps>n</maxRunningApps></user>`.
+fn parse_user(doc: &roxmltree::Document, node: roxmltree::Node, limits: &mut LimitDefaults) -> Result<()> {
+    let line = line_of(doc, node);
+    let bad = |line: u32, what: String| CoreError::Config(format!("line {line}: <user>: {what}"));
+    if let Some(a) = node.attributes().find(|a| a.name() != "name") {
+        return Err(bad(line, format!("unknown attribute '{}'", a.name())));
+    }
+    let user = node.attribute("name").map(str::trim).filter(|u| !u.is_empty());
+    let user = user.ok_or_else(|| bad(line, "needs a name=\"..\" attribute".into()))?;
+    let mut max = None;
+    for child in node.children().filter(|n| n.is_element()) {
+        let cline = line_of(doc, child);
+        let text = child.text().unwrap_or("").trim();
+        match child.tag_name().name() {
+            "maxRunningApps" if max.is_none() => {
+                let n = text.parse::<u32>().map_err(|_| {
+                    bad(cline, format!("user '{user}' maxRunningApps '{text}' is not a whole number >= 0"))
+                })?;
+                max = Some(n);
+            }
+            "maxRunningApps" => return Err(bad(cline, format!("user '{user}' maxRunningApps is given twice"))),
+            other => {
+                return Err(bad(cline, format!("user '{user}': unknown element <{other}> (expected <maxRunningApps>)")))
+            }
+        }
+    }
+    let max = max.ok_or_else(|| bad(line, format!("user '{user}' needs <maxRunningApps>")))?;
+    limits.set_user(user, max).map_err(|e| bad(line, e))
 }
 
 /// The queues of a file as they are parsed, with the line each full name was declared on.
@@ -617,13 +672,26 @@ fn parse_queue_tree(
         } else if !common.take(child, cline, tag, text, &name)? {
             return Err(CoreError::Config(format!(
                 "line {cline}: parent queue '{name}': unknown element <{tag}> (a parent takes <weight>, \
-                 <app-policy>, <altruism-probability>, <fairness-knob>, <aclSubmitApps>, <aclAdministerApps> \
-                 and <queue>; LQ and slot-reservation settings go on leaves)"
+                 <app-policy>, <altruism-probability>, <fairness-knob>, <aclSubmitApps>, <aclAdministerApps>, \
+                 <maxRunningApps>, <minResources>, <maxResources> and <queue>; LQ and slot-reservation \
+                 settings go on leaves)"
             )));
         }
     }
     let app_policy = common.app_policy(inherited, tree.default_app_policy, &name)?;
-    tree.parents.push(ParentConfig { name: name.clone(), weight: common.weight, acls: common.acls, app_policy });
+    if common.limits.max_am_share.is_some() {
+        // As in FairScheduler: the AM share is a leaf's, of the leaf's own fair share.
+        return Err(CoreError::Config(format!(
+            "line {line}: parent queue '{name}': <maxAMShare> applies to leaf queues only"
+        )));
+    }
+    tree.parents.push(ParentConfig {
+        name: name.clone(),
+        weight: common.weight,
+        acls: common.acls,
+        app_policy,
+        limits: common.limits,
+    });
     for child in children {
         parse_queue_tree(doc, child, &name, app_policy, depth + 1, tree)?;
     }
@@ -657,11 +725,19 @@ struct Common {
     altruism: Option<(f64, u32)>,
     fairness: Option<(f64, u32)>,
     acls: QueueAcls,
+    limits: QueueLimits,
 }
 
 impl Default for Common {
     fn default() -> Self {
-        Common { weight: 1.0, app_policy: None, altruism: None, fairness: None, acls: QueueAcls::default() }
+        Common {
+            weight: 1.0,
+            app_policy: None,
+            altruism: None,
+            fairness: None,
+            acls: QueueAcls::default(),
+            limits: QueueLimits::default(),
+        }
     }
 }
 
@@ -680,6 +756,10 @@ impl Common {
             "altruism-probability" => self.altruism = Some((parse_altruism(text, line)?, line)),
             "fairness-knob" => self.fairness = Some((parse_fairness(text, line)?, line)),
             tag if QueueAcls::ELEMENTS.contains(&tag) => parse_acl(child, line, name, &mut self.acls)?,
+            tag if QueueLimits::ELEMENTS.contains(&tag) => self
+                .limits
+                .set(tag, text)
+                .map_err(|e| CoreError::Config(format!("line {line}: queue '{name}' field {tag}: {e}")))?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -920,7 +1000,8 @@ fn parse_queue(
                     "line {cline}: queue '{name}': unknown element <{other}> (expected <weight>, <type>, \
                      <owner>, <period-sec>, <deadline-sec>, <first-burst-sec>, <cycles>, <burst-demand>, \
                      <burst-demand-distribution>, <slot-reservation>, <app-policy>, <altruism-probability>, \
-                     <fairness-knob>, <aclSubmitApps>, <aclAdministerApps> or, for a parent, <queue>)"
+                     <fairness-knob>, <aclSubmitApps>, <aclAdministerApps>, <maxRunningApps>, <maxAMShare>, \
+                     <minResources>, <maxResources> or, for a parent, <queue>)"
                 )))
             }
         }
@@ -956,7 +1037,16 @@ fn parse_queue(
         QueueKind::Throughput
     };
     let app_policy = common.app_policy(inherited, default_app_policy, &name)?;
-    Ok(QueueConfig { name, weight, kind, owner, slot_reservation, acls: common.acls, app_policy })
+    Ok(QueueConfig {
+        name,
+        weight,
+        kind,
+        owner,
+        slot_reservation,
+        acls: common.acls,
+        app_policy,
+        limits: common.limits,
+    })
 }
 
 #[cfg(test)]

@@ -15,6 +15,8 @@ pub mod hints;
 pub mod history;
 pub mod holds;
 pub mod ids;
+pub mod limits;
+pub mod placement;
 pub mod policy;
 pub mod request;
 pub mod reservation;

@@ -18,6 +18,8 @@ use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
 use crate::history::History;
 use crate::holds::{AppReservationView, Hold, Reservations};
 use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx, MAX_ALLOCATION_ID};
+use crate::limits::{self, Level, QueueLimits};
+use crate::placement::{self, QueueType};
 use crate::policy::{self, Admission, AppPolicy, NodeOffer, PathKey, Policy};
 use crate::request::{Ask, Placement};
 use crate::reservation::StageTask;
@@ -26,9 +28,9 @@ use crate::resource::MAX_RESOURCE_AMOUNT;
 use crate::snapshot::{
     PolicySnapshot, QueueSnapshot, RestoreSummary, RestoredQueue, RuntimeQueue, Snapshot, SNAPSHOT_VERSION,
 };
-use crate::state::{Allocation, App, ClusterState, Node};
+use crate::state::{Allocation, App, ClusterState, FairShares, Node};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use tracing::{debug, info, warn};
 
 pub use crate::request::Locality;
@@ -96,6 +98,8 @@ pub struct Scheduler {
     /// queue served least recently goes first, so ties rotate instead of always favouring the
     /// same queue (which could starve another queue that keeps tying with it).
     candidates: BinaryHeap<Reverse<(PathKey, AllocationId, QueueIdx)>>,
+    /// Runnable apps per user, for the users' running-apps limits.
+    user_running: HashMap<String, u32>,
     /// Slot reservation holds and per-stage state.
     reservations: Reservations,
     /// Whether any queue has slot reservation on: when not, none of its bookkeeping runs.
@@ -146,6 +150,7 @@ impl Scheduler {
             app_policies: Vec::new(),
             leaf_app_policy: Vec::new(),
             candidates: BinaryHeap::new(),
+            user_running: HashMap::new(),
             reservations: Reservations::default(),
             reserving: false,
             ended: Vec::new(),
@@ -188,8 +193,13 @@ impl Scheduler {
             self.leaf_app_policy.push(i);
         }
         if rebuild {
-            let mut live: Vec<(u64, AppIdx)> =
-                self.state.apps.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| (a.seq, i))).collect();
+            let mut live: Vec<(u64, AppIdx)> = self
+                .state
+                .apps
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| a.as_ref().filter(|a| a.runnable).map(|a| (a.seq, i)))
+                .collect();
             live.sort_unstable();
             for (_, idx) in live {
                 let p = &mut self.app_policies[self.leaf_app_policy[self.state.app(idx).queue]].1;
@@ -251,7 +261,7 @@ impl Scheduler {
     /// Frees queue `qi`'s slot once it is retired and its last app has left.
     fn remove_if_done(&mut self, qi: QueueIdx) {
         let q = &self.state.queues[qi];
-        if q.retired && !q.removed && q.apps.is_empty() {
+        if q.retired && !q.removed && !q.has_apps() {
             self.state.remove_queue(qi);
         }
     }
@@ -346,6 +356,8 @@ impl Scheduler {
                 info!(queue = q.name(), apps = q.apps.len(), "queue retired by reconfiguration");
             }
         }
+        // Limits may have been raised: apps they held back may run now.
+        self.promote_waiting();
         for qi in 0..self.state.queues.len() {
             self.remove_if_done(qi);
         }
@@ -373,7 +385,7 @@ impl Scheduler {
             if !q.retired {
                 return Err(CoreError::Conflict(format!("queue '{}' already exists", config.name)));
             }
-            if !q.apps.is_empty() {
+            if q.has_apps() {
                 return Err(CoreError::Conflict(format!(
                     "queue '{}' was removed but still has applications; register it again once they finish",
                     config.name
@@ -625,7 +637,8 @@ impl Scheduler {
     }
 
     /// Registers an application in a queue (short or full name) and returns the queue's full
-    /// name.
+    /// name. The app is accepted even when a running-apps limit holds it back: it then waits
+    /// without containers until it may run ([`crate::limits`]).
     pub fn add_app(&mut self, key: AppKey, queue: &str, user: &str) -> Result<&str> {
         if self.state.app_index.contains_key(&key) {
             return Err(CoreError::DuplicateApp(key));
@@ -658,40 +671,199 @@ impl Scheduler {
             usage: Resources::ZERO,
             running_containers: 0,
             started: false,
+            runnable: false,
+            am_resources: Resources::ZERO,
             hints: None,
         });
-        let q = &mut self.state.queues[qi];
-        q.apps.push(idx);
-        q.apps_waiting_for_am += 1;
-        debug!(app = key, queue = q.name(), user, "app added");
-        self.tell_app_policy(idx, |p, s, i| p.on_app_added(s, i));
+        match self.may_run(qi, user) {
+            Ok(()) => self.make_runnable(idx),
+            Err(reason) => {
+                self.state.queues[qi].waiting.push(idx);
+                info!(app = key, queue = %full, user, %reason, "app accepted, waits to run");
+            }
+        }
+        debug!(app = key, queue = %full, user, "app added");
         Ok(self.state.queues[qi].name())
     }
 
-    /// Removes an application with its asks; its live allocations are freed.
+    /// The queue an app submitted to `requested` by `user` (whose groups are `groups`, primary
+    /// first) goes to under the allocation file's `<queuePlacementPolicy>`, as a full name; it
+    /// may not exist yet, if its rule may create it. Without a policy, the requested queue.
+    /// Changes nothing; an `Err` is the reason the app is rejected.
+    pub fn place_app(&self, requested: &str, user: &str, groups: &[String]) -> Result<String> {
+        let Some(policy) = &self.queue_file.placement else {
+            let requested = if requested.trim().is_empty() { placement::DEFAULT_QUEUE } else { requested };
+            return Ok(config::full_queue_name(requested));
+        };
+        policy.place(requested, user, groups, &LiveQueues(&self.state)).map_err(|reason| {
+            CoreError::Config(format!("application of user '{user}' rejected by queue placement: {reason}"))
+        })
+    }
+
+    /// Places an app as [`Scheduler::place_app`] says, creating its queue when the placement
+    /// rule may (a throughput queue of weight 1 directly under the root, registered at run time
+    /// and owned by `user`), and adds it there ([`Scheduler::add_app`]). Returns the queue's
+    /// full name.
+    pub fn submit_app(&mut self, key: AppKey, requested: &str, user: &str, groups: &[String]) -> Result<&str> {
+        if self.state.app_index.contains_key(&key) {
+            return Err(CoreError::DuplicateApp(key));
+        }
+        let queue = self.place_app(requested, user, groups)?;
+        if self.queue_file.placement.is_some() && self.state.queue_by_name(&queue).is_none_or(|q| q.retired) {
+            self.create_placed_queue(&queue, user)?;
+        }
+        self.add_app(key, &queue, user)
+    }
+
+    /// Creates the queue a placement rule named.
+    fn create_placed_queue(&mut self, full: &str, user: &str) -> Result<()> {
+        let leaf = full.strip_prefix("root.").unwrap_or(full);
+        if let Some((parent, _)) = leaf.rsplit_once('.') {
+            // Queues made at run time (REST, placement) are leaves of the root: their definition
+            // is kept and restored as a <queue> element of the root, which does not nest.
+            return Err(CoreError::Config(format!(
+                "queue placement chose 'root.{leaf}', under parent 'root.{parent}': queues are created at run \
+                 time only directly under the root; declare 'root.{leaf}' in the allocation file"
+            )));
+        }
+        let xml = format!("<queue name=\"{leaf}\"/>");
+        let config = config::parse_queue_element(&xml).map_err(|e| {
+            CoreError::Config(format!("queue placement chose queue '{full}', which cannot be created: {e}"))
+        })?;
+        let admission = self.register_parsed(config, &xml, user)?;
+        if !admission.admitted {
+            return Err(CoreError::Config(format!(
+                "queue placement created queue '{full}', which admission control rejected: {}",
+                admission.reason
+            )));
+        }
+        info!(queue = full, user, "queue created by queue placement");
+        Ok(())
+    }
+
+    /// Calls `f` with the chain of queues whose running-apps and maximum limits apply to leaf
+    /// `qi`: the leaf, then each ancestor up to the root (FairScheduler's walk up the tree).
+    /// Built on the stack: the heartbeat asks for it per queue it offers a node.
+    fn with_chain<R>(state: &ClusterState, qi: QueueIdx, f: impl FnOnce(&[Level]) -> R) -> R {
+        const NO_LIMITS: &QueueLimits = &QueueLimits::NONE;
+        let q = &state.queues[qi];
+        let leaf =
+            Level { name: q.name(), limits: &q.config.limits, runnable_apps: q.apps.len() as u32, usage: q.usage };
+        let mut chain = [Level { name: "", limits: NO_LIMITS, runnable_apps: 0, usage: Resources::ZERO };
+            config::MAX_QUEUE_DEPTH + 2];
+        chain[0] = leaf;
+        let ancestors = q.path.iter().rev().copied().chain(std::iter::once(crate::state::ROOT_PARENT));
+        let mut n = 1;
+        for p in ancestors {
+            let parent = &state.parents[p];
+            chain[n] = Level {
+                name: &parent.config.name,
+                limits: &parent.config.limits,
+                runnable_apps: parent.runnable_apps,
+                usage: parent.usage,
+            };
+            n += 1;
+        }
+        f(&chain[..n])
+    }
+
+    /// Whether an app of `user` may run in queue `qi` now; `Err` names the limit in the way.
+    fn may_run(&self, qi: QueueIdx, user: &str) -> std::result::Result<(), String> {
+        let running = self.user_running.get(user).copied().unwrap_or(0);
+        Self::with_chain(&self.state, qi, |chain| limits::can_run_app(&self.queue_file.limits, chain, user, running))
+    }
+
+    /// Makes an accepted app runnable: it joins its queue's apps in submission order, its asks
+    /// count as its queue's demand, and the app policy learns of it.
+    fn make_runnable(&mut self, idx: AppIdx) {
+        let app = self.state.app_mut(idx);
+        app.runnable = true;
+        let (qi, seq, started, user) = (app.queue, app.seq, app.started, app.user.clone());
+        let (n, r) = (app.asks.pending_containers(), app.asks.pending_resources());
+        *self.user_running.entry(user).or_insert(0) += 1;
+        let state = &mut self.state;
+        let q = &mut state.queues[qi];
+        if let Some(pos) = q.waiting.iter().position(|&w| w == idx) {
+            q.waiting.remove(pos);
+        }
+        let apps = &state.apps;
+        let at = q.apps.partition_point(|&a| apps[a].as_ref().is_some_and(|a| a.seq < seq));
+        q.apps.insert(at, idx);
+        q.pending_containers += n;
+        q.pending_resources += r;
+        if !started {
+            q.apps_waiting_for_am += 1;
+        }
+        state.roll_up(qi, |p| {
+            p.pending_containers += n;
+            p.pending_resources += r;
+            p.runnable_apps += 1;
+        });
+        self.tell_app_policy(idx, |p, s, i| p.on_app_added(s, i));
+        self.tell_app_policy(idx, |p, s, i| p.on_app_updated(s, i));
+    }
+
+    /// Makes runnable, in submission order, every waiting app the limits now allow (as
+    /// FairScheduler does when an app finishes or the limits are reloaded).
+    fn promote_waiting(&mut self) {
+        let mut waiting: Vec<(u64, AppIdx)> =
+            self.state.queues.iter().flat_map(|q| q.waiting.iter().map(|&i| (self.state.app(i).seq, i))).collect();
+        if waiting.is_empty() {
+            return;
+        }
+        waiting.sort_unstable();
+        for (_, idx) in waiting {
+            let app = self.state.app(idx);
+            if self.may_run(app.queue, &app.user).is_ok() {
+                debug!(app = app.key, "waiting app becomes runnable");
+                self.make_runnable(idx);
+            }
+        }
+    }
+
+    /// Removes an application with its asks; its live allocations are freed. Apps it held back
+    /// may run now.
     pub fn remove_app(&mut self, key: AppKey) -> Result<()> {
         let idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
         if self.state.app(idx).running_containers > 0 {
             self.release_where(|a| a.app == idx);
         }
-        self.tell_app_policy(idx, |p, s, i| p.on_app_removed(s, i));
+        let runnable = self.state.app(idx).runnable;
+        if runnable {
+            self.tell_app_policy(idx, |p, s, i| p.on_app_removed(s, i));
+        }
         self.reservations.app_removed(idx);
         let app = self.state.take_app(idx);
-        let (pending, pending_resources) = (app.asks.pending_containers(), app.asks.pending_resources());
-        self.state.roll_up(app.queue, |p| {
-            p.pending_containers -= pending;
-            p.pending_resources -= pending_resources;
-        });
-        let q = &mut self.state.queues[app.queue];
-        q.pending_containers -= pending;
-        q.pending_resources -= pending_resources;
-        if !app.started {
-            q.apps_waiting_for_am -= 1;
+        if runnable {
+            let (pending, pending_resources) = (app.asks.pending_containers(), app.asks.pending_resources());
+            self.state.roll_up(app.queue, |p| {
+                p.pending_containers -= pending;
+                p.pending_resources -= pending_resources;
+                p.runnable_apps -= 1;
+            });
         }
-        if let Some(pos) = q.apps.iter().position(|&s| s == idx) {
-            q.apps.remove(pos);
+        let q = &mut self.state.queues[app.queue];
+        q.am_usage -= app.am_resources;
+        if runnable {
+            q.pending_containers -= app.asks.pending_containers();
+            q.pending_resources -= app.asks.pending_resources();
+            if !app.started {
+                q.apps_waiting_for_am -= 1;
+            }
+            q.apps.retain(|&s| s != idx);
+            if let Some(n) = self.user_running.get_mut(&app.user) {
+                *n -= 1;
+                if *n == 0 {
+                    self.user_running.remove(&app.user);
+                }
+            }
+        } else {
+            q.waiting.retain(|&s| s != idx);
         }
         debug!(app = key, queue = q.name(), "app removed");
+        if runnable {
+            self.promote_waiting();
+        }
         self.remove_if_done(app.queue);
         Ok(())
     }
@@ -710,6 +882,10 @@ impl Scheduler {
         let (old_n, old_r) = (app.asks.pending_containers(), app.asks.pending_resources());
         app.asks.update(key, asks, &settings)?;
         app.asks.update_blacklist(blacklist_additions, blacklist_removals);
+        if !app.runnable {
+            // A waiting app's asks become its queue's demand once it may run.
+            return Ok(());
+        }
         let (new_n, new_r, qi) = (app.asks.pending_containers(), app.asks.pending_resources(), app.queue);
         let q = &mut self.state.queues[qi];
         q.pending_containers = q.pending_containers - old_n + new_n;
@@ -730,7 +906,9 @@ impl Scheduler {
         let app = self.state.app(idx);
         let (hints, reply) = crate::hints::apply(key, json, app.hints.as_deref(), &app.asks)?;
         self.state.app_mut(idx).hints = Some(std::sync::Arc::new(hints));
-        self.tell_app_policy(idx, |p, s, i| p.on_app_updated(s, i));
+        if self.state.app(idx).runnable {
+            self.tell_app_policy(idx, |p, s, i| p.on_app_updated(s, i));
+        }
         self.reservations.hints_changed(&self.state, idx);
         let mut reply = reply;
         reply.stragglers = self.reservations.straggler_candidates(&self.state, idx);
@@ -1031,7 +1209,7 @@ impl Scheduler {
         // queue's own state, so a heartbeat costs O(Q + D log Q) for D decisions.
         let mut heap = std::mem::take(&mut self.candidates).into_vec();
         heap.clear();
-        let policy = &self.policy;
+        let policy = self.policy.as_ref();
         let state = &self.state;
         heap.extend(
             state
@@ -1047,6 +1225,7 @@ impl Scheduler {
         // loop, so an entry whose key is stale is an underestimate: re-key it when it comes up
         // and take the top only when its key is current.
         let hierarchical = self.state.hierarchical();
+        let mut fair: Option<FairShares> = None;
         let mut made = 0;
         while made < limit {
             let Some(Reverse((key, served, qi))) = self.candidates.pop() else { break };
@@ -1063,7 +1242,17 @@ impl Scheduler {
             } else {
                 Resources::ZERO
             };
-            let offer = NodeOffer { node: at.node, host: at.host, rack: at.rack, free: free + overridable };
+            let mut room = free + overridable;
+            if let Some(headroom) = Self::with_chain(&self.state, qi, limits::headroom) {
+                room = room.min(&headroom);
+            }
+            let q = &self.state.queues[qi];
+            let am_room = self.queue_file.limits.max_am_share(&q.config.limits).map(|share| {
+                let fair = fair.get_or_insert_with(|| FairShares::of(&self.state));
+                let fair_share = limits::fraction_of(&self.state.capacity, fair.of_queue(q));
+                limits::am_room(&fair_share, share, &q.am_usage)
+            });
+            let offer = NodeOffer { node: at.node, host: at.host, rack: at.rack, free: room, am_room };
             let app_policy = &mut self.app_policies[self.leaf_app_policy[qi]].1;
             let Some((app, p)) = app_policy.select(&self.state, qi, &offer) else { continue };
             debug_assert!(p.resources.fits_in(&offer.free), "app policy placed more than the node has free");
@@ -1119,6 +1308,9 @@ impl Scheduler {
         app.usage += resources;
         app.running_containers += 1;
         app.started = true;
+        if first {
+            app.am_resources = resources;
+        }
         let qi = app.queue;
         let now = self.state.now_ms;
         let q = &mut self.state.queues[qi];
@@ -1132,6 +1324,7 @@ impl Scheduler {
         }
         if first {
             q.apps_waiting_for_am -= 1;
+            q.am_usage += resources;
         }
         let pending = matches!(origin, Origin::Ask { .. });
         self.state.roll_up(qi, |p| {
@@ -1170,5 +1363,21 @@ impl Scheduler {
             return None;
         }
         self.reservations.task_started(&self.state, idx, settings, id, node, priority, resources)
+    }
+}
+
+/// The live queues as placement sees them: the root and the configured parents, and the leaves.
+struct LiveQueues<'a>(&'a ClusterState);
+
+impl placement::Queues for LiveQueues<'_> {
+    fn full_name(&self, name: &str) -> String {
+        config::full_queue_name(name)
+    }
+
+    fn kind(&self, full: &str) -> Option<QueueType> {
+        if self.0.parent_index.contains_key(full) {
+            return Some(QueueType::Parent);
+        }
+        self.0.queue_by_name(full).filter(|q| !q.retired).map(|_| QueueType::Leaf)
     }
 }

@@ -39,8 +39,14 @@ pub struct Queue {
     pub running_containers: u64,
     pub pending_containers: u64,
     pub pending_resources: Resources,
-    /// Apps in submission order (FIFO).
+    /// Runnable apps in submission order (FIFO): the ones the app policy chooses among.
     pub apps: Vec<AppIdx>,
+    /// Accepted apps that a running-apps limit holds back, in submission order: they get no
+    /// containers until they become runnable ([`crate::limits`]).
+    pub waiting: Vec<AppIdx>,
+    /// Resources of the ApplicationMasters of the queue's apps (each app's first container),
+    /// for the AM share check.
+    pub am_usage: Resources,
     /// Apps that have no container yet, i.e. are waiting for their ApplicationMaster.
     pub apps_waiting_for_am: u32,
     /// Id of the latest allocation the queue received (0: none), for tie-breaking.
@@ -68,6 +74,8 @@ pub struct ParentQueue {
     pub running_containers: u64,
     pub pending_containers: u64,
     pub pending_resources: Resources,
+    /// Runnable apps below it, for its `<maxRunningApps>`.
+    pub runnable_apps: u32,
 }
 
 impl ParentQueue {
@@ -96,6 +104,8 @@ impl Queue {
             pending_containers: 0,
             pending_resources: Resources::ZERO,
             apps: Vec::new(),
+            waiting: Vec::new(),
+            am_usage: Resources::ZERO,
             apps_waiting_for_am: 0,
             last_served: 0,
             parent: ROOT_PARENT,
@@ -137,7 +147,12 @@ impl Queue {
 
     /// Shown in status and history: live, or retired with apps still running.
     pub fn visible(&self) -> bool {
-        !self.retired || !self.apps.is_empty()
+        !self.retired || self.has_apps()
+    }
+
+    /// Holds apps, runnable or waiting.
+    pub fn has_apps(&self) -> bool {
+        !self.apps.is_empty() || !self.waiting.is_empty()
     }
 
     /// Has demand: running or pending containers.
@@ -245,6 +260,11 @@ pub struct App {
     pub running_containers: u64,
     /// Has received its first container (the ApplicationMaster's, under YARN).
     pub started: bool,
+    /// Within the running-apps limits: in its queue's `apps`, else in its `waiting`.
+    pub runnable: bool,
+    /// Its first container's resources (its ApplicationMaster's), counted in its queue's
+    /// `am_usage` while the app lives.
+    pub am_resources: Resources,
     /// The DAG and progress its ApplicationMaster described, if any (see [`crate::hints`]).
     pub hints: Option<std::sync::Arc<crate::hints::AppHints>>,
 }
@@ -346,7 +366,13 @@ impl ClusterState {
     /// parent), hangs every leaf under its parent again (a leaf whose parent is gone hangs under
     /// the root) and recounts the parents' totals from the leaves.
     pub(crate) fn set_parents(&mut self, root_acls: &QueueAcls, parents: &[ParentConfig]) {
-        let root = ParentConfig { name: config::ROOT.into(), weight: 1.0, acls: root_acls.clone(), app_policy: None };
+        let root = ParentConfig {
+            name: config::ROOT.into(),
+            weight: 1.0,
+            acls: root_acls.clone(),
+            app_policy: None,
+            limits: crate::limits::QueueLimits::NONE,
+        };
         self.parents.clear();
         self.parent_index.clear();
         for c in std::iter::once(&root).chain(parents) {
@@ -359,6 +385,7 @@ impl ClusterState {
                 running_containers: 0,
                 pending_containers: 0,
                 pending_resources: Resources::ZERO,
+                runnable_apps: 0,
             });
             self.parent_index.insert(c.name.clone(), idx);
         }
@@ -370,11 +397,13 @@ impl ClusterState {
             let q = &self.queues[qi];
             let (usage, running, pending, pending_resources) =
                 (q.usage, q.running_containers, q.pending_containers, q.pending_resources);
+            let runnable = q.apps.len() as u32;
             self.roll_up(qi, |p| {
                 p.usage += usage;
                 p.running_containers += running;
                 p.pending_containers += pending;
                 p.pending_resources += pending_resources;
+                p.runnable_apps += runnable;
             });
         }
     }
@@ -431,7 +460,7 @@ impl ClusterState {
     /// it) is as large as the most queues alive at once, not every queue ever registered.
     pub(crate) fn remove_queue(&mut self, idx: QueueIdx) {
         let q = &mut self.queues[idx];
-        debug_assert!(q.retired && q.apps.is_empty() && !q.removed, "only an empty retired queue is removed");
+        debug_assert!(q.retired && !q.has_apps() && !q.removed, "only an empty retired queue is removed");
         q.removed = true;
         self.queue_index.remove(&q.config.name);
         self.free_queue_indices.push(idx);

@@ -121,16 +121,21 @@ pub fn check_consistent(s: &Scheduler, overcommit: impl Fn(NodeId) -> bool) {
         assert_eq!(a.usage, sum(own.iter().map(|x| &x.resources)), "app {} usage", a.key);
         assert_eq!(a.running_containers as usize, own.len(), "app {} running", a.key);
         let q = &st.queues[a.queue];
-        assert!(!q.removed && q.apps.contains(&i), "app {} is listed by its live queue", a.key);
+        let listed = if a.runnable { q.apps.contains(&i) } else { q.waiting.contains(&i) };
+        assert!(!q.removed && listed, "app {} is listed by its live queue as runnable {}", a.key, a.runnable);
+        assert!(a.runnable || a.running_containers == 0, "waiting app {} runs containers", a.key);
     }
     for (qi, q) in st.queues.iter().enumerate() {
         if q.removed {
-            assert!(q.apps.is_empty(), "removed queue {} has apps", q.name());
+            assert!(!q.has_apps(), "removed queue {} has apps", q.name());
             continue;
         }
         assert_eq!(st.queue_index.get(q.name()), Some(&qi), "queue {} is found by its name", q.name());
-        let own: Vec<_> = apps.iter().filter(|(_, a)| a.queue == qi).map(|(_, a)| a).collect();
-        assert_eq!(own.len(), q.apps.len(), "queue {} app list", q.name());
+        let all: Vec<_> = apps.iter().filter(|(_, a)| a.queue == qi).map(|(_, a)| a).collect();
+        assert_eq!(all.len(), q.apps.len() + q.waiting.len(), "queue {} app lists", q.name());
+        assert_eq!(q.am_usage, sum(all.iter().map(|a| &a.am_resources)), "queue {} AM usage", q.name());
+        let own: Vec<_> = all.into_iter().filter(|a| a.runnable).collect();
+        assert_eq!(own.len(), q.apps.len(), "queue {} runnable apps", q.name());
         assert_eq!(q.usage, sum(own.iter().map(|a| &a.usage)), "queue {} usage", q.name());
         assert_eq!(
             q.running_containers,

@@ -23,7 +23,7 @@
 mod log_buffer;
 pub mod wire;
 
-use jni::objects::{JClass, JIntArray, JLongArray, JString};
+use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jintArray, jlong, jstring};
 use jni::JNIEnv;
 use once_cell::sync::Lazy;
@@ -241,6 +241,30 @@ fn read_locations(env: &mut JNIEnv, array: &JIntArray, what: &str) -> BridgeResu
     Ok(wire::locations(&ints, what)?)
 }
 
+/// Reads a Java String[] with no null entries; a null array reads as empty.
+fn strings(env: &mut JNIEnv, array: &JObjectArray, what: &str) -> BridgeResult<Vec<String>> {
+    if array.is_null() {
+        return Ok(Vec::new());
+    }
+    let n = env.get_array_length(array)?;
+    let mut out = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let item = JString::from(env.get_object_array_element(array, i)?);
+        out.push(string(env, &item, what)?);
+    }
+    Ok(out)
+}
+
+/// A submission's requested queue, user and the user's groups.
+fn submission(
+    env: &mut JNIEnv,
+    queue: &JString,
+    user: &JString,
+    groups: &JObjectArray,
+) -> BridgeResult<(String, String, Vec<String>)> {
+    Ok((string(env, queue, "queue name")?, string(env, user, "user name")?, strings(env, groups, "group name")?))
+}
+
 fn jstring_of(env: &mut JNIEnv, s: &str) -> BridgeResult<jstring> {
     Ok(env.new_string(s)?.into_raw())
 }
@@ -360,6 +384,41 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_addApp<'l>(
         let user = string(env, &user, "user name")?;
         let key = wire::app_key(app)?;
         let full = with_instance(handle, |inst| Ok(inst.scheduler.add_app(key, &queue, &user)?.to_string()))?;
+        jstring_of(env, &full)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_placeApp<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    queue: JString<'l>,
+    user: JString<'l>,
+    groups: JObjectArray<'l>,
+) -> jstring {
+    guard(&mut env, |env| {
+        let (queue, user, groups) = submission(env, &queue, &user, &groups)?;
+        let placed = with_instance(handle, |inst| Ok(inst.scheduler.place_app(&queue, &user, &groups)?))?;
+        jstring_of(env, &placed)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_submitApp<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jlong,
+    queue: JString<'l>,
+    user: JString<'l>,
+    groups: JObjectArray<'l>,
+) -> jstring {
+    guard(&mut env, |env| {
+        let (queue, user, groups) = submission(env, &queue, &user, &groups)?;
+        let key = wire::app_key(app)?;
+        let full =
+            with_instance(handle, |inst| Ok(inst.scheduler.submit_app(key, &queue, &user, &groups)?.to_string()))?;
         jstring_of(env, &full)
     })
 }

@@ -156,6 +156,18 @@ struct Rule {
     nested: Option<Box<Rule>>,
 }
 
+impl Rule {
+    /// Whether the rule never passes on to the next (FairScheduler's `isTerminal`; `create`
+    /// defaults to true).
+    fn is_terminal(&self) -> bool {
+        match self.name.as_str() {
+            "default" | "reject" => true,
+            "user" | "primaryGroup" => self.create.unwrap_or(true),
+            _ => false,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Allocations {
     app_policy: Option<&'static str>,
@@ -481,16 +493,21 @@ impl Reader<'_, '_> {
         for attr in node.attributes() {
             self.report_attribute(node, attr.name(), None, "not an attribute FairScheduler knows");
         }
-        node.children()
-            .filter(Node::is_element)
-            .filter_map(|child| match child.tag_name().name() {
-                "rule" => self.rule(child),
-                _ => {
-                    self.report(Outcome::Dropped, child, None, "not a placement element Tidal knows");
-                    None
-                }
-            })
-            .collect()
+        let mut rules: Vec<Rule> = Vec::new();
+        for child in node.children().filter(Node::is_element) {
+            if child.tag_name().name() != "rule" {
+                self.report(Outcome::Dropped, child, None, "not a placement element Tidal knows");
+                continue;
+            }
+            if let Some(last) = rules.last().filter(|r| r.is_terminal()) {
+                // FairScheduler refuses such a file; the rules it could never reach go.
+                let reason = format!("can never be reached: rule '{}' before it always places or rejects", last.name);
+                self.report(Outcome::Dropped, child, None, reason);
+                continue;
+            }
+            rules.extend(self.rule(child));
+        }
+        rules
     }
 
     fn rule(&mut self, node: Node) -> Option<Rule> {
@@ -587,8 +604,13 @@ fn write(a: &Allocations, source: &str) -> io::Result<String> {
         if let Some(n) = a.queue_max_apps_default {
             element(xml, "queueMaxAppsDefault", &n.to_string())?;
         }
-        if let Some(s) = &a.queue_max_am_share_default {
-            element(xml, "queueMaxAMShareDefault", s)?;
+        match &a.queue_max_am_share_default {
+            Some(s) => element(xml, "queueMaxAMShareDefault", s)?,
+            None => {
+                // FairScheduler checks AM shares by default; Tidal only when the file asks.
+                comment(xml, "FairScheduler's default AM share, which Tidal applies only when given.")?;
+                element(xml, "queueMaxAMShareDefault", "0.5")?;
+            }
         }
         for (name, max) in &a.users {
             xml.create_element("user")

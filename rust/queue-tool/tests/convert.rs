@@ -92,25 +92,21 @@ fn assert_core_parses(name: &str) {
 }
 
 #[test]
-#[ignore = "needs the queue tree and limits in the core"]
 fn hierarchy_output_parses_in_the_core() {
     assert_core_parses("hierarchy");
 }
 
 #[test]
-#[ignore = "needs the queue tree and limits in the core"]
 fn placement_output_parses_in_the_core() {
     assert_core_parses("placement");
 }
 
 #[test]
-#[ignore = "needs the queue tree and limits in the core"]
 fn limits_output_parses_in_the_core() {
     assert_core_parses("limits");
 }
 
 #[test]
-#[ignore = "needs the queue tree and limits in the core"]
 fn legacy_output_parses_in_the_core() {
     assert_core_parses("legacy-preemption");
 }

@@ -216,7 +216,7 @@ fn best_aligned(
     mut keep: impl FnMut(&Placement) -> bool,
 ) -> Option<Placement> {
     let mut best: Option<(f64, Placement)> = None;
-    for p in app.asks.placements(offer.host, offer.rack, &offer.free) {
+    for p in app.asks.placements(offer.host, offer.rack, &offer.room_for(app)) {
         if !keep(&p) {
             continue;
         }
@@ -453,7 +453,7 @@ impl Carbyne {
     #[inline]
     fn must_placement(&self, job: &Job, app: &App, offer: &NodeOffer) -> Option<Placement> {
         if job.greedy() {
-            return app.asks.find(offer.host, offer.rack, &offer.free);
+            return app.asks.find(offer.host, offer.rack, &offer.room_for(app));
         }
         self.needed_first(job, app, offer, Some(self.now))
     }
@@ -462,7 +462,7 @@ impl Carbyne {
     /// best-aligned ask, and YARN's order for an app without hints.
     fn leftover_placement(&self, job: &Job, app: &App, offer: &NodeOffer) -> Option<Placement> {
         match (&job.hints, &job.plan) {
-            (None, _) => app.asks.find(offer.host, offer.rack, &offer.free),
+            (None, _) => app.asks.find(offer.host, offer.rack, &offer.room_for(app)),
             (Some(_), None) => best_aligned(app, offer, &self.capacity, |_| true),
             (Some(_), Some(_)) => self.needed_first(job, app, offer, None),
         }
@@ -476,7 +476,7 @@ impl Carbyne {
     fn needed_first(&self, job: &Job, app: &App, offer: &NodeOffer, due_by: Option<i64>) -> Option<Placement> {
         let (hints, plan) = (job.hints.as_ref()?, job.plan.as_ref()?);
         let mut best: Option<(i64, f64, Placement)> = None;
-        for p in app.asks.placements(offer.host, offer.rack, &offer.free) {
+        for p in app.asks.placements(offer.host, offer.rack, &offer.room_for(app)) {
             let stages = hints.stages_at(p.priority);
             let slot = match plan.earliest_slot(stages) {
                 Some((t, _)) => t,

@@ -227,8 +227,9 @@ impl AppPolicy for Cfq {
         let q = self.queues.get(queue)?;
         q.ready.iter().find_map(|&(_, key, priority)| {
             let idx = *state.app_index.get(&key)?;
-            let asks = &state.app(idx).asks;
-            let p = asks.placements(offer.host, offer.rack, &offer.free).find(|p| p.priority == priority)?;
+            let app = state.app(idx);
+            let p =
+                app.asks.placements(offer.host, offer.rack, &offer.room_for(app)).find(|p| p.priority == priority)?;
             Some((idx, p))
         })
     }

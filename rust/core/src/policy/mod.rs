@@ -34,6 +34,7 @@ use crate::config::{AppPolicyKind, PolicyKind, QueueFile};
 use crate::error::Result;
 use crate::ids::LocationId;
 use crate::ids::{AppIdx, NodeId, QueueIdx};
+use crate::limits::needy_first;
 use crate::request::Placement;
 use crate::resource::Resources;
 use crate::state::ClusterState;
@@ -178,6 +179,8 @@ impl Ord for QueueKey {
 /// first, then level by level from the top the weighted dominant share of its ancestor at that
 /// level, then its own order. So at each level DRF picks among siblings with demand by weight
 /// and descends to a leaf, as FairScheduler does; a flat file compares (tier, order), as before.
+/// At each level a queue below its `<minResources>` goes before its siblings that are not
+/// ([`crate::limits::needy_first`]).
 ///
 /// The tier stays first across the whole tree: a queue the policy ranks ahead (strict
 /// priority's LQs, BoPF's bursting Hard and Soft LQs) is offered the node before any queue of
@@ -197,11 +200,14 @@ impl PathKey {
     #[inline]
     pub fn of(state: &ClusterState, queue: QueueIdx, key: QueueKey) -> PathKey {
         let q = &state.queues[queue];
+        let cluster = &state.capacity;
         let mut levels = [0.0; crate::config::MAX_QUEUE_DEPTH + 1];
         for (level, &p) in levels.iter_mut().zip(&q.path) {
-            *level = state.parents[p].weighted_dominant_share(&state.capacity);
+            let parent = &state.parents[p];
+            let min = parent.config.limits.min_resources.as_ref();
+            *level = needy_first(&parent.usage, min, cluster, parent.weighted_dominant_share(cluster));
         }
-        levels[q.path.len()] = key.order;
+        levels[q.path.len()] = needy_first(&q.usage, q.config.limits.min_resources.as_ref(), cluster, key.order);
         PathKey { tier: key.tier, levels }
     }
 }
@@ -242,13 +248,28 @@ pub struct NodeOffer {
     pub host: LocationId,
     pub rack: LocationId,
     pub free: Resources,
+    /// What one more ApplicationMaster may take in the queue, when its AM share is limited
+    /// ([`crate::limits::am_room`]).
+    pub am_room: Option<Resources>,
 }
 
 impl NodeOffer {
+    /// The space `app` may use here: the free space, and for an app whose first container (its
+    /// ApplicationMaster) has not started, no more than the queue's AM room. Policies place
+    /// within this rather than within `free`.
+    #[inline]
+    pub fn room_for(&self, app: &crate::state::App) -> Resources {
+        match self.am_room {
+            Some(room) if !app.started => self.free.min(&room),
+            _ => self.free,
+        }
+    }
+
     /// The app's highest-priority ask that can start here, under YARN's locality rules.
     #[inline]
     pub fn first_fit(&self, state: &ClusterState, app: AppIdx) -> Option<Placement> {
-        state.app(app).asks.find(self.host, self.rack, &self.free)
+        let app = state.app(app);
+        app.asks.find(self.host, self.rack, &self.room_for(app))
     }
 
     /// The first app of the queue (in submission order) still waiting for its first container,

@@ -1,5 +1,6 @@
 package org.tidal.yarn;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.Groups;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
@@ -36,6 +39,7 @@ final class AppAttemptRegistry {
   private final CoreInstance core;
   private final QueueManager queues;
   private final RMContext rmContext;
+  private final Configuration conf;
 
   /** The scheduler's own application map, which Hadoop's code reads too. */
   private final Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications;
@@ -54,17 +58,20 @@ final class AppAttemptRegistry {
       CoreInstance core,
       QueueManager queues,
       RMContext rmContext,
+      Configuration conf,
       Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications) {
     this.core = core;
     this.queues = queues;
     this.rmContext = rmContext;
+    this.conf = conf;
     this.applications = applications;
   }
 
   /**
-   * Accepts an application into the queue the core resolves, or rejects it: when its user may not
-   * submit to the queue (as FairScheduler does, since the 2.7 RM leaves that check to the
-   * scheduler), or with the core's reason (an unknown queue, say).
+   * Accepts an application into the queue the core places it in (the allocation file's queue
+   * placement policy, given the user's groups as Hadoop maps them), or rejects it: with the core's
+   * reason (an unknown queue, a placement rule), or when its user may not submit to the placed
+   * queue (as FairScheduler does, since the 2.7 RM leaves that check to the scheduler).
    */
   void addApplication(
       ApplicationId applicationId, String queue, String user, boolean isAppRecovering) {
@@ -72,8 +79,10 @@ final class AppAttemptRegistry {
     String requested = queue == null ? "" : queue;
     String queueName;
     try {
-      queues.access().check(user, QueueACL.SUBMIT_APPLICATIONS, requested);
-      queueName = TidalNative.addApp(core.handle(), key, requested, user);
+      String[] groups = groups(user);
+      String placed = TidalNative.placeApp(core.handle(), requested, user, groups);
+      queues.access().check(user, QueueACL.SUBMIT_APPLICATIONS, placed);
+      queueName = TidalNative.submitApp(core.handle(), key, requested, user, groups);
     } catch (TidalException e) {
       LOG.info(
           "Rejecting application "
@@ -107,6 +116,21 @@ final class AppAttemptRegistry {
           .getDispatcher()
           .getEventHandler()
           .handle(new RMAppEvent(applicationId, RMAppEventType.APP_ACCEPTED));
+    }
+  }
+
+  /**
+   * The user's groups, primary first, from Hadoop's group mapping (the RM's, which {@code yarn
+   * rmadmin -refreshUserToGroupsMappings} refreshes); none when the mapping has none for the user,
+   * which placement rules on groups then report.
+   */
+  private String[] groups(String user) {
+    try {
+      List<String> groups = Groups.getUserToGroupsMappingService(conf).getGroups(user);
+      return groups.toArray(new String[0]);
+    } catch (IOException e) {
+      LOG.debug("No groups for user " + user + ": " + e.getMessage());
+      return new String[0];
     }
   }
 

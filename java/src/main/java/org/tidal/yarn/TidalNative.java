@@ -107,6 +107,21 @@ public final class TidalNative {
    */
   public static native String addApp(long handle, long appKey, String queue, String user);
 
+  /**
+   * The full name of the queue the allocation file's queue placement policy gives an application
+   * submitted to {@code queue} by {@code user} in {@code groups} (primary first); it may not exist
+   * yet. Changes nothing. Throws {@link TidalException} with the reason when the policy rejects.
+   */
+  public static native String placeApp(long handle, String queue, String user, String[] groups);
+
+  /**
+   * Places an application as {@link #placeApp} does, creates its queue where the placement rule
+   * allows, and registers it there; returns the queue's full name. Over a running-apps limit the
+   * application is accepted and waits, without containers, until it may run.
+   */
+  public static native String submitApp(
+      long handle, long appKey, String queue, String user, String[] groups);
+
   /** Removes an application attempt with its asks and allocations. */
   public static native void removeApp(long handle, long appKey);
 

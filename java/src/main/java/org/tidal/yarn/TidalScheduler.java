@@ -185,7 +185,7 @@ public class TidalScheduler extends FifoScheduler {
     synchronized (this) {
       durable = new DurableState(core, conf, rmContext);
       queues = new QueueManager(core, conf, durable);
-      attempts = new AppAttemptRegistry(core, queues, rmContext, applications);
+      attempts = new AppAttemptRegistry(core, queues, rmContext, conf, applications);
       completion = new ContainerCompletion(this, nodes, core, usage, ids);
       clusterNodes =
           new ClusterNodes(

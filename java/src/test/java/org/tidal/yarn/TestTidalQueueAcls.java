@@ -5,6 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 import static org.tidal.yarn.TidalTestSupport.conf;
+import static org.tidal.yarn.TidalTestSupport.useGroups;
 import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
@@ -18,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeys;
-import org.apache.hadoop.security.Groups;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.ApplicationClientProtocol;
 import org.apache.hadoop.yarn.api.protocolrecords.GetNewApplicationRequest;
@@ -77,11 +77,7 @@ public class TestTidalQueueAcls {
   private MockRM rm;
   private File allocation;
 
-  /**
-   * Users' groups come from the static mapping. UGI keeps the group service it first saw, and for
-   * good the fixed test groups that MockRM's submitApp installs, so UGI is reset to the mapping
-   * here and to the default one after the test.
-   */
+  /** Users' groups come from the static mapping; the default mapping is back after the test. */
   @Before
   public void staticGroupMapping() {
     Configuration groups = new Configuration();
@@ -92,12 +88,6 @@ public class TestTidalQueueAcls {
   @After
   public void defaultGroupMapping() {
     useGroups(new Configuration());
-  }
-
-  private static void useGroups(Configuration conf) {
-    Groups.getUserToGroupsMappingServiceWithLoadedConfiguration(conf);
-    UserGroupInformation.reset();
-    UserGroupInformation.setConfiguration(conf);
   }
 
   private YarnConfiguration aclConf(boolean enabled) throws IOException {

@@ -13,6 +13,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.Groups;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -127,18 +130,7 @@ final class TidalTestSupport {
    * fixed sleeps (seconds per app in Hadoop 2.7).
    */
   static MockAM launchAm(MockRM rm, String queue, String user, MockNM nm) throws Exception {
-    RMApp app =
-        rm.submitApp(
-            1024,
-            "app-" + user,
-            user,
-            null,
-            false,
-            queue,
-            YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
-            null,
-            null,
-            false);
+    RMApp app = submitApp(rm, queue, user);
     waitFor(
         "the AM request of " + app.getApplicationId(),
         () ->
@@ -158,6 +150,32 @@ final class TidalTestSupport {
     am.registerAppAttempt();
     waitFor(app.getApplicationId() + " to run", () -> app.getState() == RMAppState.RUNNING);
     return am;
+  }
+
+  /** Submits an app with a 1 GB AM to {@code queue} as {@code user}, without waiting. */
+  static RMApp submitApp(MockRM rm, String queue, String user) throws Exception {
+    return rm.submitApp(
+        1024,
+        "app-" + user,
+        user,
+        null,
+        false,
+        queue,
+        YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
+        null,
+        null,
+        false);
+  }
+
+  /**
+   * Makes Hadoop's group mapping (the service and UGI's) the one {@code conf} configures. UGI keeps
+   * the group service it first saw, and for good the fixed test groups that MockRM's submitApp
+   * installs, so tests that depend on groups call this before and with a fresh configuration after.
+   */
+  static void useGroups(Configuration conf) {
+    Groups.getUserToGroupsMappingServiceWithLoadedConfiguration(conf);
+    UserGroupInformation.reset();
+    UserGroupInformation.setConfiguration(conf);
   }
 
   /** Heartbeats the nodes and polls the AM until it holds {@code count} new containers. */

@@ -649,7 +649,7 @@ fn parse_queue_tree(
         None => node.children().any(|n| n.is_element() && n.tag_name().name() == "queue"),
     };
     if !is_parent {
-        let q = parse_queue(doc, node, parent, inherited, tree.default_app_policy)?;
+        let q = parse_queue(doc, node, parent, &["name"], inherited, tree.default_app_policy)?;
         tree.declare(&q.name, line)?;
         tree.leaves.push(q);
         return Ok(());
@@ -851,7 +851,8 @@ fn parse_uwfq(node: roxmltree::Node, line: u32, out: &mut crate::uwfq::UwfqSetti
     out.validate().map_err(|e| CoreError::Config(format!("line {line}: {e}")))
 }
 
-/// Parses one `<queue>` element; also the body of a run-time queue registration.
+/// Parses one `<queue>` element; also the body of a run-time queue registration, which may name
+/// the parent queue it goes under with `parent="root.eng"` (default: the root).
 pub fn parse_queue_element(xml: &str) -> Result<QueueConfig> {
     let doc = roxmltree::Document::parse(xml)
         .map_err(|e| CoreError::Config(format!("queue definition is not well-formed XML: {e}")))?;
@@ -862,7 +863,19 @@ pub fn parse_queue_element(xml: &str) -> Result<QueueConfig> {
             root.tag_name().name()
         )));
     }
-    parse_queue(&doc, root, ROOT, None, None)
+    let line = line_of(&doc, root);
+    let parent = match root.attribute("parent").map(str::trim) {
+        None => ROOT.to_string(),
+        Some(p) => {
+            let full = full_queue_name(p);
+            let below_root = full.strip_prefix(ROOT).and_then(|rest| rest.strip_prefix('.'));
+            if full != ROOT && !below_root.is_some_and(|rest| rest.split('.').all(valid_leaf_name)) {
+                return Err(CoreError::Config(format!("line {line}: <queue parent=\"{p}\">: not a queue name")));
+            }
+            full
+        }
+    };
+    parse_queue(&doc, root, &parent, &["name", "parent"], None, None)
 }
 
 fn parse_seconds(text: &str, queue: &str, field: &str, line: u32) -> Result<u64> {
@@ -948,11 +961,12 @@ fn parse_queue(
     doc: &roxmltree::Document,
     node: roxmltree::Node,
     parent: &str,
+    attributes: &[&str],
     inherited: Option<AppPolicyKind>,
     default_app_policy: Option<AppPolicyKind>,
 ) -> Result<QueueConfig> {
     let line = line_of(doc, node);
-    let name = queue_name(node, line, parent, &["name"])?;
+    let name = queue_name(node, line, parent, attributes)?;
     let mut common = Common::default();
     let mut latency = false;
     let mut owner = None;

@@ -381,6 +381,17 @@ impl Scheduler {
         if self.state.parent_index.contains_key(&config.name) {
             return Err(CoreError::Conflict(format!("queue '{}' already exists as a parent queue", config.name)));
         }
+        let parent = config::parent_queue_name(&config.name);
+        let Some(&pi) = self.state.parent_index.get(parent) else {
+            return Err(CoreError::Config(format!(
+                "queue '{}' goes under '{parent}', which is not a parent queue of the allocation file",
+                config.name
+            )));
+        };
+        // A queue made at run time orders its apps as its parent's other leaves do.
+        if config.app_policy.is_none() {
+            config.app_policy = self.state.parents[pi].config.app_policy;
+        }
         if let Some(q) = self.state.queue_by_name(&config.name) {
             if !q.retired {
                 return Err(CoreError::Conflict(format!("queue '{}' already exists", config.name)));
@@ -717,16 +728,12 @@ impl Scheduler {
 
     /// Creates the queue a placement rule named.
     fn create_placed_queue(&mut self, full: &str, user: &str) -> Result<()> {
-        let leaf = full.strip_prefix("root.").unwrap_or(full);
-        if let Some((parent, _)) = leaf.rsplit_once('.') {
-            // Queues made at run time (REST, placement) are leaves of the root: their definition
-            // is kept and restored as a <queue> element of the root, which does not nest.
-            return Err(CoreError::Config(format!(
-                "queue placement chose 'root.{leaf}', under parent 'root.{parent}': queues are created at run \
-                 time only directly under the root; declare 'root.{leaf}' in the allocation file"
-            )));
-        }
-        let xml = format!("<queue name=\"{leaf}\"/>");
+        let (parent, leaf) = full.rsplit_once('.').unwrap_or((config::ROOT, full));
+        let xml = if parent == config::ROOT {
+            format!("<queue name=\"{leaf}\"/>")
+        } else {
+            format!("<queue name=\"{leaf}\" parent=\"{parent}\"/>")
+        };
         let config = config::parse_queue_element(&xml).map_err(|e| {
             CoreError::Config(format!("queue placement chose queue '{full}', which cannot be created: {e}"))
         })?;

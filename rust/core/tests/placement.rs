@@ -185,15 +185,33 @@ fn without_a_policy_the_requested_queue_and_no_creation() {
     assert!(s.state().queue_by_name("root.nosuch").is_none());
 }
 
-/// nestedUserQueue under a parent other than the root would create a queue below that parent;
-/// queues are created at run time only under the root, so the app is rejected with that reason.
+/// nestedUserQueue makes the user's queue under the parent its nested rule names
+/// (FairScheduler's `root.<group>.<user>`), ordered by that parent's app policy and kept across
+/// a restore; a group queue the file does not declare as a parent is refused with the reason.
 #[test]
-fn nested_user_queue_under_a_parent_is_refused_with_the_reason() {
+fn nested_user_queue_is_created_under_the_group_parent() {
+    let rules =
+        r#"<rule name="nestedUserQueue"><rule name="primaryGroup" create="false"/></rule><rule name="default"/>"#;
+    let xml = format!(
+        "<tidal><queue name=\"default\"/><queue name=\"etlgroup\" type=\"parent\"><app-policy>job-fair</app-policy>\
+         </queue><queuePlacementPolicy>{rules}</queuePlacementPolicy></tidal>"
+    );
+    let mut s = Scheduler::from_xml(&xml, Settings::default()).unwrap();
+    let groups = ["etlgroup".to_string()];
+    assert_eq!(s.submit_app(1, "default", "alice", &groups).unwrap(), "root.etlgroup.alice");
+    let qi = *s.state().queue_index.get("root.etlgroup.alice").unwrap();
+    assert_eq!(s.queue_app_policy_name(qi), "job-fair");
+    let parent = s.state().parent_index["root.etlgroup"];
+    assert_eq!(s.state().queues[qi].parent, parent);
+    let mut restored = Scheduler::from_xml(&xml, Settings::default()).unwrap();
+    restored.restore_json(&s.snapshot_json()).unwrap();
+    assert!(restored.state().queue_by_name("root.etlgroup.alice").is_some(), "the created queue is restored");
+
     let mut s = scheduler(r#"<rule name="nestedUserQueue"><rule name="primaryGroup"/></rule><rule name="default"/>"#);
-    let e = s.submit_app(1, "default", "alice", &["etlgroup".to_string()]).unwrap_err().to_string();
-    assert!(e.contains("'root.etlgroup.alice'") && e.contains("only directly under the root"), "{e}");
+    let e = s.submit_app(1, "default", "alice", &groups).unwrap_err().to_string();
+    assert!(e.contains("'root.etlgroup.alice'") && e.contains("not a parent queue"), "{e}");
     assert!(s.state().app_by_key(1).is_none());
-    // Under the root it works today.
+    // Under the root.
     let mut s =
         scheduler(r#"<rule name="nestedUserQueue"><rule name="default" queue="root"/></rule><rule name="default"/>"#);
     assert_eq!(s.submit_app(1, "default", "alice", &[]).unwrap(), "root.alice");

@@ -209,3 +209,23 @@ fn an_lq_under_a_parent_is_admitted_against_the_parents_share() {
     assert_ne!(dash.class, "hard", "25 vcores do not fit eng's 20: {dash:?}");
     assert!(dash.reason.contains("within parent 'root.eng'"), "{}", dash.reason);
 }
+
+/// A queue registered at run time may name the parent it goes under; it then hangs in the tree
+/// and takes its parent's app policy. A parent the file does not declare, or a malformed name,
+/// is refused with the reason.
+#[test]
+fn a_run_time_queue_goes_under_the_parent_it_names() {
+    let caller = tidal_core::scheduler::Caller { user: "alice", admin: false };
+    let xml = "<tidal><queue name=\"eng\"><app-policy>job-fair</app-policy><queue name=\"etl\"/></queue></tidal>";
+    let mut s = Scheduler::from_xml(xml, Settings::default()).unwrap();
+    let (name, verdict) = s.register_queue_xml("<queue name=\"adhoc\" parent=\"eng\"/>", caller).unwrap();
+    assert_eq!((name.as_str(), verdict.admitted), ("root.eng.adhoc", true));
+    let qi = *s.state().queue_index.get("root.eng.adhoc").unwrap();
+    assert_eq!(s.queue_app_policy_name(qi), "job-fair");
+    assert_eq!(s.state().queues[qi].parent, s.state().parent_index["root.eng"]);
+    let mut err = |q: &str| s.register_queue_xml(q, caller).unwrap_err().to_string();
+    let e = err("<queue name=\"x\" parent=\"root.eng.etl\"/>");
+    assert!(e.contains("'root.eng.etl', which is not a parent queue"), "{e}");
+    let e = err("<queue name=\"x\" parent=\"eng..a\"/>");
+    assert!(e.contains("not a queue name"), "{e}");
+}

@@ -4,7 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tidal_core::acl::Acl;
-use tidal_core::config::{parse_queue_file, AppPolicyKind, PolicyKind};
+use tidal_core::config::{parse_queue_file, AppPolicyKind, PolicyKind, Settings};
+use tidal_core::ids::ANY;
+use tidal_core::request::Ask;
+use tidal_core::{Resources, Scheduler};
 use tidal_queue_tool::{convert, Outcome};
 
 fn fixtures() -> PathBuf {
@@ -84,11 +87,22 @@ fn flat_output_parses_in_the_core() {
     assert_eq!(file.queues[1].acls.submit_apps, Some(Acl::nobody()));
 }
 
+/// The converted file loads in the core and runs: an app in each of its leaves gets a container.
 fn assert_core_parses(name: &str) {
     let conversion = convert(&fixture(&format!("{name}.xml")), name).unwrap();
-    if let Err(e) = parse_queue_file(&conversion.xml) {
-        panic!("{name}: {e}\n{}", conversion.xml);
+    let file = parse_queue_file(&conversion.xml).unwrap_or_else(|e| panic!("{name}: {e}\n{}", conversion.xml));
+    let mut s = Scheduler::from_xml(&conversion.xml, Settings::default()).unwrap();
+    let gb = 1024;
+    s.add_node(1, 1, 100, Resources::new(1024 * gb, 1024)).unwrap();
+    let ask =
+        Ask { priority: 0, location: ANY, num_containers: 1, relax_locality: true, capability: Resources::new(gb, 1) };
+    for (key, leaf) in file.queues.iter().enumerate() {
+        s.add_app(key as u64, &leaf.name, "alice").unwrap_or_else(|e| panic!("{name}: {}: {e}", leaf.name));
+        s.update_asks(key as u64, &[ask], &[], &[]).unwrap();
     }
+    let mut out = Vec::new();
+    s.node_heartbeat(1, 1_000, &[], &mut out, 1_000).unwrap();
+    assert_eq!(out.len(), file.queues.len(), "{name}: every leaf's app starts");
 }
 
 #[test]

@@ -104,6 +104,9 @@ pub struct Scheduler {
     reservations: Reservations,
     /// Whether any queue has slot reservation on: when not, none of its bookkeeping runs.
     reserving: bool,
+    /// Whether any queue or parent has a `<maxResources>`: when not, offering a node skips the
+    /// walk up the tree for headroom.
+    capped: bool,
     /// Containers a heartbeat reported ended, kept for the reservation step after the clock
     /// moved; reused across heartbeats.
     ended: Vec<(AllocationId, Allocation)>,
@@ -153,10 +156,12 @@ impl Scheduler {
             user_running: HashMap::new(),
             reservations: Reservations::default(),
             reserving: false,
+            capped: false,
             ended: Vec::new(),
             history: History::new(settings.history_sample_interval_ms),
         };
         s.reserving = s.any_reservation();
+        s.capped = s.any_cap();
         s.assign_app_policies(false);
         for qi in 0..s.state.queues.len() {
             s.admit(qi);
@@ -222,6 +227,11 @@ impl Scheduler {
 
     fn any_reservation(&self) -> bool {
         self.state.queues.iter().any(|q| self.queue_file.slot_reservation_for(&q.config).is_some())
+    }
+
+    fn any_cap(&self) -> bool {
+        self.state.queues.iter().any(|q| q.config.limits.max_resources.is_some())
+            || self.state.parents.iter().any(|p| p.config.limits.max_resources.is_some())
     }
 
     /// The tier a hold made now for an app of queue `qi` carries.
@@ -351,6 +361,7 @@ impl Scheduler {
             self.reservations.clear();
         }
         self.reserving = self.any_reservation();
+        self.capped = self.any_cap();
         for (i, q) in self.state.queues.iter().enumerate() {
             if q.retired && was_live.get(i).copied().unwrap_or(false) {
                 info!(queue = q.name(), apps = q.apps.len(), "queue retired by reconfiguration");
@@ -414,6 +425,7 @@ impl Scheduler {
             self.remove_if_done(qi);
         }
         self.reserving = self.any_reservation();
+        self.capped = self.any_cap();
         Ok(admission)
     }
 
@@ -1250,8 +1262,10 @@ impl Scheduler {
                 Resources::ZERO
             };
             let mut room = free + overridable;
-            if let Some(headroom) = Self::with_chain(&self.state, qi, limits::headroom) {
-                room = room.min(&headroom);
+            if self.capped {
+                if let Some(headroom) = Self::with_chain(&self.state, qi, limits::headroom) {
+                    room = room.min(&headroom);
+                }
             }
             let q = &self.state.queues[qi];
             let am_room = self.queue_file.limits.max_am_share(&q.config.limits).map(|share| {

@@ -142,12 +142,9 @@ final class QueueStatus {
       acls = new Acls(node.path("acls"));
     }
 
-    /**
-     * Whether admission control rejected the queue. The class says so: a queue rejected when the
-     * core admits every queue again (the cluster's capacity changed) keeps its admitted flag.
-     */
+    /** Whether admission control rejected the queue (also when re-admission did). */
     boolean rejected() {
-      return !admitted || "rejected".equals(admissionClass);
+      return !admitted;
     }
 
     /** The guaranteed rate as a dominant share of {@code cluster}; null without a guarantee. */

@@ -18,7 +18,8 @@
 # file system, the RM state store, every host's logs), CLUSTER_CLASSPATH (the class path file
 # `mvn dependency:build-classpath` wrote), CLUSTER_NATIVE_LIB (libtidal_jni.so), CLUSTER_QUEUES
 # (the queue file, default hadoop-conf/tidal-queues.xml), CLUSTER_SUBNET (first three octets,
-# default 10.231.0), NM_MEMORY_MB, NM_VCORES.
+# default 10.231.0), NM_MEMORY_MB, NM_VCORES, and NODEMANAGER_CLASS/NODEMANAGER_CLASSPATH (see
+# hadoop-node.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

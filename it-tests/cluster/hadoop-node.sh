@@ -9,7 +9,8 @@
 #
 # Environment: CLUSTER_DIR (a directory all hosts see at the same path), NODE_DIR (this host's
 # own), NM_MEMORY_MB and NM_VCORES (what a NodeManager offers), HADOOP_HOME (default: this
-# script's parent), JAVA_HOME (default: the java on PATH).
+# script's parent), JAVA_HOME (default: the java on PATH), NODEMANAGER_CLASS and
+# NODEMANAGER_CLASSPATH (a NodeManager class to run instead of Hadoop's, and where it is).
 set -eu
 
 HADOOP_HOME=${HADOOP_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -45,6 +46,9 @@ classpath() {
   # test DAG. Daemons never do.
   if [ -n "${CLIENT:-}" ] && [ -d "$HADOOP_HOME/share/tez" ]; then
     cp=$cp:$HADOOP_HOME/share/tez/*
+  fi
+  if [ -n "${EXTRA_CLASSPATH:-}" ]; then
+    cp=$cp:$EXTRA_CLASSPATH
   fi
   echo "$cp"
 }
@@ -83,9 +87,12 @@ case "${1:-}" in
     ;;
   nodemanager)
     render_conf
+    # A NodeManager class other than Hadoop's own, with the jar it comes in (the tests' clusters
+    # run one with a fix for a 2.7.7 resync race; see ResyncSafeNodeManager).
+    if [ -n "${NODEMANAGER_CLASSPATH:-}" ]; then EXTRA_CLASSPATH=$NODEMANAGER_CLASSPATH; fi
     # shellcheck disable=SC2086
     run_java "-Xmx256m ${YARN_NODEMANAGER_OPTS:-}" \
-      org.apache.hadoop.yarn.server.nodemanager.NodeManager
+      "${NODEMANAGER_CLASS:-org.apache.hadoop.yarn.server.nodemanager.NodeManager}"
     ;;
   run)
     shift

@@ -75,6 +75,8 @@ final class NamespaceCluster implements AutoCloseable {
                 "CLUSTER_CLASSPATH", System.getProperty("it.cluster.classpath"),
                 "CLUSTER_NATIVE_LIB", System.getProperty("it.cluster.native.lib"),
                 "CLUSTER_QUEUES", SchedulerUnderTest.resourcePath(queuesResource),
+                "NODEMANAGER_CLASS", ResyncSafeNodeManager.class.getName(),
+                "NODEMANAGER_CLASSPATH", System.getProperty("it.cluster.nodemanager.jar"),
                 "NM_VCORES", Integer.toString(NM_VCORES),
                 "NM_MEMORY_MB", Integer.toString(NM_MEMORY_MB)),
             "start");
@@ -94,7 +96,12 @@ final class NamespaceCluster implements AutoCloseable {
         return "'" + String.join(" ", probe) + "' does not work on this machine";
       }
     }
-    for (String key : List.of("it.cluster.dir", "it.cluster.script", "it.cluster.classpath")) {
+    for (String key :
+        List.of(
+            "it.cluster.dir",
+            "it.cluster.script",
+            "it.cluster.classpath",
+            "it.cluster.nodemanager.jar")) {
       if (System.getProperty(key) == null) {
         return "system property " + key + " is not set (run them through it-tests/pom.xml)";
       }

@@ -17,7 +17,6 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.codehaus.jackson.JsonNode;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
-import org.junit.Ignore;
 import org.junit.Test;
 
 /**
@@ -247,11 +246,6 @@ public class NamespaceClusterIT {
     checks.assertAllPassed();
   }
 
-  @Ignore(
-      "A NodeManager that registered again after the restart sent no heartbeat for the 10 s this"
-          + " cluster allows before LOST, taking a MapReduce AM with it (one fresh-clone run of"
-          + " three); until that is understood the restart is covered by RmRestartIT and"
-          + " RmFailoverIT")
   @Test(timeout = 300_000)
   public void runningJobSurvivesAnRmRestart() throws Exception {
     cluster.useQueues(DRF_QUEUES);

@@ -353,6 +353,7 @@ final class RecoveryHarness implements AutoCloseable {
     s.epoch = rm.getRMContext().getEpoch();
     awaitNodes(rm, TimeUnit.SECONDS.toNanos(60));
     s.nodesBack = System.nanoTime();
+    restartEndedHeartbeats();
     return s;
   }
 
@@ -380,6 +381,7 @@ final class RecoveryHarness implements AutoCloseable {
     s.epoch = rm.getRMContext().getEpoch();
     awaitNodes(rm, TimeUnit.SECONDS.toNanos(60));
     s.nodesBack = System.nanoTime();
+    restartEndedHeartbeats();
     return s;
   }
 
@@ -394,6 +396,15 @@ final class RecoveryHarness implements AutoCloseable {
         throw new AssertionError("no " + scheduler.displayName() + " RM became active within 60 s");
       }
       Thread.sleep(50);
+    }
+  }
+
+  /** After a resync: see {@link HeartbeatThreadRepair}. */
+  private void restartEndedHeartbeats() {
+    for (int i = 0; i < HarnessSettings.NODE_MANAGERS; i++) {
+      NodeManager nm = cluster.getNodeManager(i);
+      HeartbeatThreadRepair.restartIfEnded(
+          nm.getNodeStatusUpdater(), String.valueOf(nm.getNMContext().getNodeId()));
     }
   }
 

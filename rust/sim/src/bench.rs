@@ -2,6 +2,7 @@
 
 use crate::experiments::carbyne_machine;
 use crate::gen::Family;
+use crate::metrics::summarize;
 use crate::runner::{prepare, run_prepared};
 use crate::spec::*;
 use anyhow::Result;
@@ -18,6 +19,13 @@ pub enum BenchCase {
     Large,
     /// The same jobs arriving fast enough to keep the cluster busy.
     LargeSaturated,
+    /// 100,000 machines, 72,000 jobs, about 10,000,000 tasks, DRF, a job every 5 ms on
+    /// average: about a tenth of the cores busy. Not part of `all`.
+    Huge,
+    /// The same jobs arriving ten times as fast: more work than the cluster drains, a
+    /// backlog builds up. Not part of `all`.
+    HugeSaturated,
+    /// Every case but the huge ones.
     All,
 }
 
@@ -33,6 +41,8 @@ pub fn spec(case: BenchCase, policy: &str) -> Spec {
         BenchCase::Facebook => (3000, 6000, 3.0, 0.2),
         BenchCase::FacebookSaturated => (3000, 6000, 0.1, 0.2),
         BenchCase::LargeSaturated => (10_000, 10_000, 0.05, 0.2),
+        BenchCase::Huge => (100_000, 72_000, 0.005, 0.2),
+        BenchCase::HugeSaturated => (100_000, 72_000, 0.0005, 0.2),
         _ => (10_000, 10_000, 2.0, 0.2),
     };
     Spec {
@@ -81,8 +91,10 @@ pub fn run(case: BenchCase, policy: &str, progress: bool) -> Result<String> {
         let run = run_prepared(&p)?;
         let total = t.elapsed().as_secs_f64();
         let sim_end = run.jobs.iter().map(|j| j.finish_ms).max().unwrap_or(0) as f64 / 1000.0;
+        let util = summarize(&run, p.window_ms).utilization;
+        let busy = |k: &str| util.get(k).map_or("?".into(), |u| format!("{:.0}%", u * 100.0));
         out.push_str(&format!(
-            "{:<9} machines {:>6}  jobs {:>6}  tasks {:>8}  policy {}  simulated {:.0} s\n          \
+            "{:<9} machines {:>6}  jobs {:>6}  tasks {:>8}  policy {}  simulated {:.0} s  busy: vcores {} memory {}\n          \
              wall {:.2} s (workload {:.2} s, simulation {:.2} s)  events {}  heartbeat events {}  core heartbeats {}  containers {}  hint documents {}  peak RSS so far {} MB\n",
             format!("{c:?}").to_lowercase(),
             p.cluster.machines,
@@ -90,6 +102,8 @@ pub fn run(case: BenchCase, policy: &str, progress: bool) -> Result<String> {
             tasks,
             run.policy,
             sim_end,
+            busy("vcores"),
+            busy("memory_mb"),
             total,
             build_s,
             run.stats.wall_s,

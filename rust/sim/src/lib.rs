@@ -17,5 +17,6 @@ pub mod report;
 pub mod runner;
 pub mod sim;
 pub mod spec;
+pub mod sweep;
 pub mod traces;
 pub mod workload;

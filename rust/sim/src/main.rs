@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use tidal_sim::bench::{self, BenchCase};
 use tidal_sim::experiments::{self, Scale};
 use tidal_sim::metrics::{improvement, JctStats};
-use tidal_sim::{dashboard, policies, report, runner, spec::Spec};
+use tidal_sim::{dashboard, policies, report, runner, spec::Spec, sweep};
 
 /// Trace-driven simulator of a YARN cluster running Tidal's scheduling core.
 #[derive(Parser)]
@@ -66,6 +66,17 @@ enum Cmd {
         /// The page to write (default <run-dir>/report.html).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Run every combination of a sweep file's specs, policies, seeds and machine counts
+    /// across the cores: each run's outputs in its own directory, one row per run in sweep.csv.
+    Sweep {
+        file: PathBuf,
+        /// Output directory (default target/tidal-sim/sweep-<file name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Runs at a time (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Scale benchmarks on synthetic workloads: wall time and peak memory.
     Bench {
@@ -198,6 +209,26 @@ fn main_inner(cli: Cli) -> Result<()> {
             let out = out.unwrap_or_else(|| run_dir.join(dashboard::REPORT_FILE));
             dashboard::write_report(&run_dir, &out)?;
             eprintln!("report in {}", out.display());
+        }
+        Cmd::Sweep { file, out, threads } => {
+            let runs = sweep::load(&file)?;
+            let out = out.unwrap_or_else(|| sweep::default_dir(&file));
+            let threads = threads.unwrap_or_else(sweep::default_threads);
+            if threads == 0 {
+                bail!("--threads must be at least 1");
+            }
+            eprintln!("{} runs on {} threads", runs.len(), threads.min(runs.len()));
+            let rows = sweep::run(runs, threads, &out)?;
+            for r in &rows {
+                say!(
+                    "{:<48} avg JCT {:>9.1} s  makespan {:>9.1} s  wall {:>7.1} s",
+                    r.dir,
+                    r.summary.jct.avg_s,
+                    r.summary.makespan_s,
+                    r.wall_s
+                );
+            }
+            eprintln!("outputs in {}, one row per run in {}", out.display(), out.join("sweep.csv").display());
         }
         Cmd::Bench { case, policy } => {
             policies::check_policy(&policy)?;

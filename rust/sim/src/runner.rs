@@ -6,7 +6,7 @@ use crate::sim;
 use crate::sim::config::{ClusterConfig, SimConfig};
 use crate::sim::output::RunOutput;
 use crate::spec::{FairnessOver, Spec};
-use crate::workload;
+use crate::workload::{self, Traces};
 use anyhow::{anyhow, bail, Context, Result};
 use tidal_core::config::Settings;
 use tidal_core::Scheduler;
@@ -21,6 +21,11 @@ pub struct Prepared {
 }
 
 pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
+    prepare_from(spec, progress, &Traces::default())
+}
+
+/// [`prepare`], drawing trace jobs from `traces`, which other runs may share.
+pub fn prepare_from(spec: &Spec, progress: bool, traces: &Traces) -> Result<Prepared> {
     spec.validate()?;
     let capacity = spec.cluster.machine.to_resources("cluster.machine")?;
     if capacity.memory_mb() <= 0 || capacity.vcores() <= 0 {
@@ -39,7 +44,7 @@ pub fn prepare(spec: &Spec, progress: bool) -> Result<Prepared> {
     }
     settings.validate().map_err(|e| anyhow!("scheduler settings: {e}"))?;
     let cluster_total = capacity.times(spec.cluster.machines as i64);
-    let w = workload::build(&spec.workload, &spec.sim, &cluster_total, spec.seed)?;
+    let w = workload::build(&spec.workload, &spec.sim, &cluster_total, spec.seed, traces)?;
     let queue_xml = match (&spec.scheduler.queue_file, &spec.scheduler.policy) {
         (Some(path), _) => std::fs::read_to_string(path)
             .with_context(|| format!("cannot read scheduler.queue_file {}", path.display()))?,

@@ -15,6 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp, Normal};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use tidal_core::dag::JobDag;
 use tidal_core::{Resources, DIMS};
 
@@ -37,32 +38,42 @@ pub struct LqDecl {
     pub burst: [f64; DIMS],
 }
 
-/// Where jobs come from: trace files, loaded once per build, and the resources tasks may ask
-/// for (`sim.task_resources`; the others are dropped from every drawn job).
+/// Trace files loaded once and shared read-only by every build that draws from them (the runs
+/// of a sweep, on any thread).
 #[derive(Default)]
-pub struct TraceCache {
-    loaded: HashMap<String, Vec<JobTemplate>>,
-    keep: Option<[bool; DIMS]>,
+pub struct Traces {
+    loaded: Mutex<HashMap<String, Arc<Vec<JobTemplate>>>>,
 }
 
-impl TraceCache {
-    fn pool(&mut self, src: &SourceSpec) -> Result<&[JobTemplate]> {
+impl Traces {
+    /// The jobs of a trace source, loaded on first use. Loads happen under the lock, so two
+    /// runs that want the same file do not both read it.
+    fn pool(&self, src: &SourceSpec) -> Result<Arc<Vec<JobTemplate>>> {
         let key = serde_json::to_string(src)?;
-        if !self.loaded.contains_key(&key) {
-            let jobs = match src {
-                SourceSpec::Generator { .. } => unreachable!("generators have no pool"),
-                SourceSpec::TpchSpark { file, options } => traces::load_tpch_spark(Path::new(file), options)?,
-                SourceSpec::Swim { file, options } => traces::load_swim(Path::new(file), options)?,
-                SourceSpec::Sls { file, options } => traces::load_sls(Path::new(file), options)?,
-            };
-            self.loaded.insert(key.clone(), jobs);
+        let mut loaded = self.loaded.lock().map_err(|_| anyhow!("a trace load failed on another thread"))?;
+        if let Some(jobs) = loaded.get(&key) {
+            return Ok(jobs.clone());
         }
-        Ok(&self.loaded[&key])
+        let jobs = Arc::new(match src {
+            SourceSpec::Generator { .. } => unreachable!("generators have no pool"),
+            SourceSpec::TpchSpark { file, options } => traces::load_tpch_spark(Path::new(file), options)?,
+            SourceSpec::Swim { file, options } => traces::load_swim(Path::new(file), options)?,
+            SourceSpec::Sls { file, options } => traces::load_sls(Path::new(file), options)?,
+        });
+        loaded.insert(key, jobs.clone());
+        Ok(jobs)
     }
 }
 
+/// Where one build's jobs come from: the shared traces, and the resources tasks may ask for
+/// (`sim.task_resources`; the others are dropped from every drawn job).
+struct TraceCache<'a> {
+    traces: &'a Traces,
+    keep: Option<[bool; DIMS]>,
+}
+
 /// Draws jobs from a source: fresh generator jobs, or random picks from a trace.
-fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: String) -> Result<JobTemplate> {
+fn draw(cache: &TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: String) -> Result<JobTemplate> {
     let mut t = match src {
         SourceSpec::Generator { family, scale, input_spread } => {
             // Drawn only with a spread, so runs without one keep their random stream.
@@ -70,7 +81,7 @@ fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: St
             gen::generate(rng, *family, scale * input, name)
         }
         _ => {
-            let pool = cache.pool(src)?;
+            let pool = cache.traces.pool(src)?;
             let mut t = pool[rng.gen_range(0..pool.len())].clone();
             t.name = format!("{name}:{}", t.name);
             t
@@ -198,9 +209,10 @@ fn estimate_dag(tpl: &JobTemplate) -> Result<JobDag> {
     estimate_of(&tpl.stages).map_err(|e| anyhow!("job '{}': {e}", tpl.name))
 }
 
-pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -> Result<Workload> {
+/// The workload's jobs, trace jobs drawn from `traces`.
+pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64, traces: &Traces) -> Result<Workload> {
     let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
-    let mut cache = TraceCache { keep: task_resources(sim)?, ..Default::default() };
+    let cache = TraceCache { traces, keep: task_resources(sim)? };
     let mut jobs = Vec::new();
     let mut queues: Vec<String> = Vec::new();
     let mut lqs = Vec::new();
@@ -223,16 +235,16 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
             let templates: Vec<JobTemplate> = match (source, arrivals) {
                 (SourceSpec::Generator { .. }, _) => {
                     let n = n.unwrap_or(0);
-                    (0..n).map(|i| draw(&mut cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
+                    (0..n).map(|i| draw(&cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
                 }
                 (_, Arrivals::Trace) => {
-                    let pool = cache.pool(source)?;
+                    let pool = cache.traces.pool(source)?;
                     let take = n.unwrap_or(pool.len()).min(pool.len());
                     pool[..take].to_vec()
                 }
                 _ => {
-                    let n = n.unwrap_or(cache.pool(source)?.len());
-                    (0..n).map(|i| draw(&mut cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
+                    let n = n.unwrap_or(cache.traces.pool(source)?.len());
+                    (0..n).map(|i| draw(&cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
                 }
             };
             let exp = Exp::new(1.0 / (mean_interarrival_s * 1000.0)).ok();
@@ -295,7 +307,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                 let mut pool = Vec::new();
                 let mut tries = 0;
                 while pool.len() < l.jobs.min(LQ_POOL) && tries < LQ_DRAWS {
-                    let t = draw(&mut cache, &l.source, &mut rng, format!("{}-{}", l.name, pool.len()))?;
+                    let t = draw(&cache, &l.source, &mut rng, format!("{}-{}", l.name, pool.len()))?;
                     tries += 1;
                     if fits(&t) {
                         pool.push(t);
@@ -379,7 +391,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
             let mut k = 0;
             while tq.queues > 0 && (k < tq.jobs || work_ms < backlog_ms) {
                 let q = format!("tq{}", k % tq.queues);
-                let mut tpl = draw(&mut cache, &tq.source, &mut rng, format!("{q}-{k}"))?;
+                let mut tpl = draw(&cache, &tq.source, &mut rng, format!("{q}-{k}"))?;
                 if tq.task_duration_scale != 1.0 {
                     for d in tpl.stages.iter_mut().flat_map(|s| s.durations_ms.iter_mut()) {
                         *d = (*d as f64 * tq.task_duration_scale).round().clamp(1.0, u32::MAX as f64) as u32;
@@ -429,7 +441,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -
                             ((u.first_arrival_s + (k / size) as f64 * every_s) * 1000.0) as i64
                         }
                     };
-                    let mut tpl = draw(&mut cache, &u.source, &mut rng, format!("{}-{k}", u.name))?;
+                    let mut tpl = draw(&cache, &u.source, &mut rng, format!("{}-{k}", u.name))?;
                     let estimate = estimate_dag(&tpl)?;
                     if err_all {
                         perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);

@@ -4,7 +4,8 @@
 //! straggler copy it runs.
 
 use crate::model::Job;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
 use tidal_core::ids::AllocationId;
 
 /// A running task container, or a straggler copy of one.
@@ -46,6 +47,9 @@ pub struct JobRt {
     pub copy_asks: Vec<u32>,
     /// Queued for a look at the scheduler's straggler advice.
     pub watched: bool,
+    /// Containers that ended, some of which no heartbeat of their node has reported yet (the
+    /// others are pruned now and then): what the core still holds for the job besides its AM.
+    pub unreported: Vec<AllocationId>,
 }
 
 impl JobRt {
@@ -66,6 +70,7 @@ impl JobRt {
             copyless: if copies { vec![BTreeSet::new(); n] } else { Vec::new() },
             copy_asks: if copies { vec![0; n] } else { Vec::new() },
             watched: false,
+            unreported: Vec::new(),
         }
     }
 
@@ -107,17 +112,20 @@ pub enum Started {
 }
 
 /// The running containers of every job, and the pairing of tasks with their straggler copies.
+///
+/// Keyed by the core's allocation ids, which are sequential: a fast hash suffices.
 pub struct Containers {
-    running: HashMap<AllocationId, RunningTask>,
+    running: FxHashMap<AllocationId, RunningTask>,
     /// A task and its straggler copy, each to the other.
-    twins: HashMap<AllocationId, AllocationId>,
+    twins: FxHashMap<AllocationId, AllocationId>,
     /// Losers of a race, killed before their scheduled end.
-    killed: HashSet<AllocationId>,
+    killed: FxHashSet<AllocationId>,
 }
 
 impl Containers {
     pub fn with_capacity(capacity: usize) -> Containers {
-        Containers { running: HashMap::with_capacity(capacity), twins: HashMap::new(), killed: HashSet::new() }
+        let running = FxHashMap::with_capacity_and_hasher(capacity, Default::default());
+        Containers { running, twins: FxHashMap::default(), killed: FxHashSet::default() }
     }
 
     pub fn start(&mut self, alloc: AllocationId, task: RunningTask) {

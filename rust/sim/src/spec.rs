@@ -175,6 +175,9 @@ pub struct SimSpec {
     /// The resources tasks ask for, e.g. `["memory_mb", "vcores"]` as YARN 2.7 schedules; the
     /// others are dropped from every job drawn. Default: all a source gives.
     pub task_resources: Option<Vec<String>>,
+    /// Every task's container, in place of the one its source gives (e.g. `{ memory_mb = 512,
+    /// vcores = 1 }` to fit a small real cluster that replays the workload).
+    pub task_demand: Option<ResourceSpec>,
     /// Whether AMs run a job's next task in the container of a task that ended, as Tez's
     /// container reuse and Spark's executors do, instead of asking the RM again: `none`
     /// (default), `stage` or `dag`. A reused task starts at once, without
@@ -222,6 +225,7 @@ impl Default for SimSpec {
             straggler_copies: true,
             stop_after_class: None,
             task_resources: None,
+            task_demand: None,
             container_reuse: ContainerReuse::None,
         }
     }

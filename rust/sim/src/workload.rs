@@ -43,6 +43,7 @@ pub struct LqDecl {
 pub struct TraceCache {
     loaded: HashMap<String, Vec<JobTemplate>>,
     keep: Option<[bool; DIMS]>,
+    demand: Option<Resources>,
 }
 
 impl TraceCache {
@@ -76,6 +77,9 @@ fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: St
             t
         }
     };
+    if let Some(d) = cache.demand {
+        t.stages.iter_mut().for_each(|s| s.demand = d);
+    }
     if let Some(keep) = cache.keep {
         for s in &mut t.stages {
             for (v, k) in s.demand.0.iter_mut().zip(keep) {
@@ -200,7 +204,11 @@ fn estimate_dag(tpl: &JobTemplate) -> Result<JobDag> {
 
 pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64) -> Result<Workload> {
     let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
-    let mut cache = TraceCache { keep: task_resources(sim)?, ..Default::default() };
+    let demand = sim.task_demand.as_ref().map(|d| d.to_resources("sim.task_demand")).transpose()?;
+    if demand.is_some_and(|d| d.memory_mb() <= 0 || d.vcores() <= 0) {
+        bail!("sim.task_demand needs positive memory_mb and vcores");
+    }
+    let mut cache = TraceCache { keep: task_resources(sim)?, demand, ..Default::default() };
     let mut jobs = Vec::new();
     let mut queues: Vec<String> = Vec::new();
     let mut lqs = Vec::new();

@@ -70,10 +70,13 @@ enum Cmd {
         #[arg(long, value_parser = parse_swap)]
         swap: Option<(String, String)>,
     },
-    /// Simulation against reality: for every `DIR/<policy>/` with a real run (`real/jobs.csv`,
-    /// from tidal-replay) and a simulated one (`sim/jobs.csv`), per-class average and p95 JCTs
-    /// side by side with their ratio; also written to DIR/sim-vs-real.csv.
+    /// Simulation against reality: for every policy with a real run (`DIR/real/<policy>/jobs.csv`,
+    /// from tidal-replay) and a simulated one (`DIR/sim/<policy>/jobs.csv`), per-class average and
+    /// p95 JCTs side by side with their ratio; also written to DIR/sim-vs-real.csv.
     SimVsReal { dir: PathBuf },
+    /// What a tidal-replay run measured of the latencies the simulator models (from its
+    /// summary.json and the Tez AMs' history logs under its directory), as the spec's knobs.
+    Calibrate { run_dir: PathBuf },
     /// Factors of improvement between two runs' jobs.csv (base / new).
     Compare { base: PathBuf, new: PathBuf },
     /// Write a run's dashboard as one standalone HTML page (everything inlined, nothing fetched)
@@ -214,6 +217,25 @@ fn main_inner(cli: Cli) -> Result<()> {
             let csv = dir.join("sim-vs-real.csv");
             vs_real::write_csv(&rows, &csv)?;
             eprintln!("table in {}", csv.display());
+        }
+        Cmd::Calibrate { run_dir } => {
+            let c = vs_real::calibrate(&run_dir)?;
+            say!(
+                "{}: container start p50 {:.0} ms ({} tasks), task beyond its duration p50 {:.0} ms, AM start-up p50 {:.0} ms ({} AMs), submission p50 {:.0} ms",
+                run_dir.display(),
+                c.container_start_ms,
+                c.tasks,
+                c.task_extra_ms,
+                c.am_start_ms,
+                c.ams,
+                c.submit_ms
+            );
+            say!(
+                "  as [sim] knobs: container_overhead_ms = {:.0}, am_overhead_ms = {:.0}, submit_latency_ms = {:.0}",
+                c.container_overhead_ms(),
+                c.am_overhead_ms(),
+                c.submit_ms
+            );
         }
         Cmd::Compare { base, new } => {
             let (a, b) = (JctStats::of(&read_jcts(&base)?), JctStats::of(&read_jcts(&new)?));

@@ -221,7 +221,7 @@ fn main_inner(cli: Cli) -> Result<()> {
         Cmd::Calibrate { run_dir } => {
             let c = vs_real::calibrate(&run_dir)?;
             say!(
-                "{}: container start p50 {:.0} ms ({} tasks), task beyond its duration p50 {:.0} ms, AM start-up p50 {:.0} ms ({} AMs), submission p50 {:.0} ms",
+                "{}: container start mean {:.0} ms ({} tasks), task beyond its duration mean {:.0} ms, AM start-up mean {:.0} ms ({} AMs), submission p50 {:.0} ms",
                 run_dir.display(),
                 c.container_start_ms,
                 c.tasks,

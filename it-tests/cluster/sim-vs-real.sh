@@ -8,7 +8,8 @@
 #
 # Root only (the namespace cluster); prints why and exits 0 otherwise. Built by `make sim-vs-real`.
 # CLUSTER_LOCK names a lock file to hold (flock) while the cluster runs, on a machine where others
-# use the namespace cluster too.
+# use the namespace cluster too. SKIP_REAL=1 keeps the real runs already in OUT/real and only
+# simulates again (after a change to the model).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -17,7 +18,7 @@ out=${1:-$repo/target/sim-vs-real}
 spec=${SPEC:-$repo/rust/sim/experiments/sim-vs-real.toml}
 policies=(${POLICIES:-bopf drf strict-priority})
 sim=$repo/target/release/tidal-sim
-if ((EUID != 0)); then
+if [[ -z ${SKIP_REAL:-} ]] && ((EUID != 0)); then
   echo "sim-vs-real: skipped: the namespace cluster needs root (network namespaces)"
   exit 0
 fi
@@ -30,9 +31,11 @@ done
 # The NodeManagers the spec models: 3 of its machine's size.
 lock=()
 [[ -n ${CLUSTER_LOCK:-} ]] && lock=(flock "$CLUSTER_LOCK")
-NM_MEMORY_MB=$(jq .cluster.machine.memory_mb "${workloads[0]}") \
-  NM_VCORES=$(jq .cluster.machine.vcores "${workloads[0]}") \
-  "${lock[@]}" "$here/replay.sh" "$out/real" "${workloads[@]}"
+if [[ -z ${SKIP_REAL:-} ]]; then
+  NM_MEMORY_MB=$(jq .cluster.machine.memory_mb "${workloads[0]}") \
+    NM_VCORES=$(jq .cluster.machine.vcores "${workloads[0]}") \
+    "${lock[@]}" "$here/replay.sh" "$out/real" "${workloads[@]}"
+fi
 for p in "${policies[@]}"; do
   "$sim" --quiet run "$spec" --policy "$p" --out "$out/sim/$p" >/dev/null
   "$sim" calibrate "$out/real/$p"

@@ -45,6 +45,14 @@ public final class HoldProcessor extends SimpleProcessor {
     int touchMb = b.getInt(1);
     int threads = b.getInt(5);
     long ms = b.getLong(9 + 8 * getContext().getTaskIndex());
+    hold(burn, touchMb, threads, ms);
+  }
+
+  /**
+   * Holds for {@code ms}: asleep, or with {@code threads} threads spinning and {@code touchMb}
+   * megabytes allocated and written.
+   */
+  static void hold(boolean burn, int touchMb, int threads, long ms) throws InterruptedException {
     long end = System.nanoTime() + ms * 1_000_000L;
     if (!burn) {
       Thread.sleep(ms);

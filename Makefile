@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run clean
+.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks clean
 
 all: build
 
@@ -22,8 +22,10 @@ deps:
 native: deps
 	$(CARGO) build --release -p tidal-jni
 
+# The scheduler's jar, and tidal-replay's (java/replay: workloads replayed as Tez DAGs).
 jar: native
 	$(MVN) -q -f java/pom.xml -DskipTests $(MVN_NATIVE) install
+	$(MVN) -q -f java/replay/pom.xml -DskipTests install
 
 build: jar
 
@@ -42,6 +44,7 @@ test-rust: lint-rust
 
 test-java: native
 	$(MVN) -f java/pom.xml $(MVN_NATIVE) install
+	$(MVN) -f java/replay/pom.xml install
 
 # The dashboard's browser test needs Chromium (Debian's package, installed when root) and
 # Playwright's driver library from the npm registry; without them it skips and says why.
@@ -134,6 +137,24 @@ cluster-down:
 # and Tidal's view of the queues.
 cluster-run:
 	docker/cluster-run.sh
+
+# tidal-sim, tidal-replay and the namespace cluster's class path (it-tests/target/cluster.classpath).
+replay-tools: jar
+	$(CARGO) build --release -p tidal-sim
+	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) generate-test-resources
+
+# Simulation against reality (root: the namespace cluster): rust/sim/experiments/sim-vs-real.toml
+# under BoPF, DRF and strict priority, replayed with tidal-replay and simulated; prints per-class
+# JCTs side by side and writes target/sim-vs-real/sim-vs-real.csv. CLUSTER_LOCK: see the script.
+sim-vs-real: replay-tools
+	it-tests/cluster/sim-vs-real.sh target/sim-vs-real
+
+# tidal-replay on the namespace cluster under BoPF and DRF: TPC-H queries from the shared Spark
+# trace (skipped with a message when absent) and generated BigBench jobs, time-scaled.
+REPLAY_SPECS ?= replay-tpch replay-bigbench
+REPLAY_TIME_SCALE ?= 0.25
+replay-benchmarks: replay-tools
+	it-tests/cluster/replay-benchmarks.sh target/replay-benchmarks $(REPLAY_TIME_SCALE) $(REPLAY_SPECS)
 
 clean:
 	$(CARGO) clean

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod dashboard;
 pub mod experiments;
+pub mod export;
 pub mod fidelity;
 pub mod gen;
 pub mod hints;
@@ -19,4 +20,5 @@ pub mod sim;
 pub mod spec;
 pub mod sweep;
 pub mod traces;
+pub mod vs_real;
 pub mod workload;

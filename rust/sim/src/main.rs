@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use tidal_sim::bench::{self, BenchCase};
 use tidal_sim::experiments::{self, Scale};
 use tidal_sim::metrics::{improvement, JctStats};
-use tidal_sim::{dashboard, policies, report, runner, spec::Spec, sweep};
+use tidal_sim::{dashboard, export, policies, report, runner, spec::Spec, sweep, vs_real};
 
 /// Trace-driven simulator of a YARN cluster running Tidal's scheduling core.
 #[derive(Parser)]
@@ -40,6 +40,20 @@ enum Cmd {
         #[arg(long)]
         app_policy: Option<String>,
     },
+    /// Resolve a spec into its concrete jobs and write them as JSON (schema/workload.schema.json):
+    /// what `tidal-replay` runs on a real cluster.
+    Workload {
+        spec: PathBuf,
+        /// The JSON file to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Override the spec's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override the spec's queue policy.
+        #[arg(long)]
+        policy: Option<String>,
+    },
     /// Run a paper check and print our numbers beside the paper's; exits with status 1 when a
     /// check fails. `all` runs every experiment and writes `fidelity.md`.
     Experiment {
@@ -56,6 +70,13 @@ enum Cmd {
         #[arg(long, value_parser = parse_swap)]
         swap: Option<(String, String)>,
     },
+    /// Simulation against reality: for every policy with a real run (`DIR/real/<policy>/jobs.csv`,
+    /// from tidal-replay) and a simulated one (`DIR/sim/<policy>/jobs.csv`), per-class average and
+    /// p95 JCTs side by side with their ratio; also written to DIR/sim-vs-real.csv.
+    SimVsReal { dir: PathBuf },
+    /// What a tidal-replay run measured of the latencies the simulator models (from its
+    /// summary.json and the Tez AMs' history logs under its directory), as the spec's knobs.
+    Calibrate { run_dir: PathBuf },
     /// Factors of improvement between two runs' jobs.csv (base / new).
     Compare { base: PathBuf, new: PathBuf },
     /// Write a run's dashboard as one standalone HTML page (everything inlined, nothing fetched)
@@ -85,6 +106,19 @@ enum Cmd {
         #[arg(long, default_value = "drf")]
         policy: String,
     },
+}
+
+/// A spec with the command line's overrides.
+fn load_spec(path: &Path, seed: Option<u64>, policy: Option<String>) -> Result<Spec> {
+    let mut s = Spec::load(path)?;
+    if let Some(seed) = seed {
+        s.seed = seed;
+    }
+    if let Some(p) = policy {
+        policies::check_queue_policy(&p).context("--policy")?;
+        s.scheduler.policy = Some(p);
+    }
+    Ok(s)
 }
 
 fn parse_swap(s: &str) -> Result<(String, String), String> {
@@ -126,14 +160,7 @@ fn main_inner(cli: Cli) -> Result<()> {
     let progress = !cli.quiet;
     match cli.cmd {
         Cmd::Run { spec, out, seed, policy, app_policy } => {
-            let mut s = Spec::load(&spec)?;
-            if let Some(seed) = seed {
-                s.seed = seed;
-            }
-            if let Some(p) = policy {
-                policies::check_queue_policy(&p).context("--policy")?;
-                s.scheduler.policy = Some(p);
-            }
+            let mut s = load_spec(&spec, seed, policy)?;
             if let Some(p) = app_policy {
                 policies::check_app_policy(&p).context("--app-policy")?;
                 if p != "carbyne" {
@@ -150,6 +177,13 @@ fn main_inner(cli: Cli) -> Result<()> {
             say!("{}", serde_json::to_string_pretty(&summary)?);
             eprintln!("outputs in {}", out.display());
             eprintln!("dashboard page: tidal-sim report {}", out.display());
+        }
+        Cmd::Workload { spec, out, seed, policy } => {
+            let s = load_spec(&spec, seed, policy)?;
+            let doc = export::workload_doc(&s, &runner::prepare(&s, false)?)?;
+            std::fs::write(&out, serde_json::to_string(&doc)?)
+                .with_context(|| format!("cannot write {}", out.display()))?;
+            eprintln!("{} jobs of {} ({}) in {}", doc.jobs.len(), s.name, doc.policy, out.display());
         }
         Cmd::Experiment { name, scale, out, list, swap } => {
             if list || name.is_none() {
@@ -187,6 +221,32 @@ fn main_inner(cli: Cli) -> Result<()> {
             if !failed.is_empty() {
                 bail!("{} check(s) failed:\n  {}", failed.len(), failed.join("\n  "));
             }
+        }
+        Cmd::SimVsReal { dir } => {
+            let rows = vs_real::rows(&dir)?;
+            say!("{}", vs_real::table(&rows).trim_end());
+            let csv = dir.join("sim-vs-real.csv");
+            vs_real::write_csv(&rows, &csv)?;
+            eprintln!("table in {}", csv.display());
+        }
+        Cmd::Calibrate { run_dir } => {
+            let c = vs_real::calibrate(&run_dir)?;
+            say!(
+                "{}: container start mean {:.0} ms ({} tasks), task beyond its duration mean {:.0} ms, AM start-up mean {:.0} ms ({} AMs), submission p50 {:.0} ms",
+                run_dir.display(),
+                c.container_start_ms,
+                c.tasks,
+                c.task_extra_ms,
+                c.am_start_ms,
+                c.ams,
+                c.submit_ms
+            );
+            say!(
+                "  as [sim] knobs: container_overhead_ms = {:.0}, am_overhead_ms = {:.0}, submit_latency_ms = {:.0}",
+                c.container_overhead_ms(),
+                c.am_overhead_ms(),
+                c.submit_ms
+            );
         }
         Cmd::Compare { base, new } => {
             let (a, b) = (JctStats::of(&read_jcts(&base)?), JctStats::of(&read_jcts(&new)?));

@@ -54,6 +54,8 @@ pub fn prepare_from(spec: &Spec, progress: bool, traces: &Traces) -> Result<Prep
     let cfg = SimConfig {
         heartbeat_ms: spec.sim.heartbeat_ms,
         container_overhead_ms: spec.sim.container_overhead_ms,
+        am_overhead_ms: spec.sim.am_overhead_ms.unwrap_or(spec.sim.container_overhead_ms),
+        submit_latency_ms: spec.sim.submit_latency_ms,
         am: (!am.is_zero()).then_some(am),
         sample_ms: spec.sim.sample_ms,
         idle_recheck_ms: spec.sim.idle_recheck_ms,

@@ -143,6 +143,12 @@ pub struct SimSpec {
     pub heartbeat_ms: i64,
     /// Added to every container's run time (container launch, JVM start).
     pub container_overhead_ms: i64,
+    /// From the AM's container start until it asks for its tasks (AM JVM and framework
+    /// start-up); default `container_overhead_ms`.
+    pub am_overhead_ms: Option<i64>,
+    /// From a job's arrival until the RM has its application (the client stages files and
+    /// submits); counted in its JCT.
+    pub submit_latency_ms: i64,
     /// Standard deviation of the estimation error e: real = estimate x (1 + e).
     pub estimation_error_std: f64,
     pub error_applies_to: ErrorScope,
@@ -175,6 +181,9 @@ pub struct SimSpec {
     /// The resources tasks ask for, e.g. `["memory_mb", "vcores"]` as YARN 2.7 schedules; the
     /// others are dropped from every job drawn. Default: all a source gives.
     pub task_resources: Option<Vec<String>>,
+    /// Every task's container, in place of the one its source gives (e.g. `{ memory_mb = 512,
+    /// vcores = 1 }` to fit a small real cluster that replays the workload).
+    pub task_demand: Option<ResourceSpec>,
     /// Whether AMs run a job's next task in the container of a task that ended, as Tez's
     /// container reuse and Spark's executors do, instead of asking the RM again: `none`
     /// (default), `stage` or `dag`. A reused task starts at once, without
@@ -210,6 +219,8 @@ impl Default for SimSpec {
         SimSpec {
             heartbeat_ms: 1000,
             container_overhead_ms: 0,
+            am_overhead_ms: None,
+            submit_latency_ms: 0,
             estimation_error_std: 0.0,
             error_applies_to: ErrorScope::All,
             am_container: ResourceSpec::of(&[("memory_mb", 1024), ("vcores", 1)]),
@@ -222,6 +233,7 @@ impl Default for SimSpec {
             straggler_copies: true,
             stop_after_class: None,
             task_resources: None,
+            task_demand: None,
             container_reuse: ContainerReuse::None,
         }
     }
@@ -588,8 +600,11 @@ impl Spec {
         if s.sample_ms <= 0 || s.fairness_window_ms <= 0 {
             bail!("sim.sample_ms and sim.fairness_window_ms must be positive");
         }
-        if s.container_overhead_ms < 0 || s.idle_recheck_ms < 0 {
-            bail!("sim.container_overhead_ms and sim.idle_recheck_ms must not be negative");
+        if s.container_overhead_ms < 0 || s.idle_recheck_ms < 0 || s.submit_latency_ms < 0 {
+            bail!("sim.container_overhead_ms, sim.submit_latency_ms and sim.idle_recheck_ms must not be negative");
+        }
+        if s.am_overhead_ms.is_some_and(|ms| ms < 0) {
+            bail!("sim.am_overhead_ms must not be negative");
         }
         if !(s.estimation_error_std >= 0.0 && s.estimation_error_std.is_finite()) {
             bail!("sim.estimation_error_std must be a non-negative number");

@@ -70,6 +70,7 @@ impl Traces {
 struct TraceCache<'a> {
     traces: &'a Traces,
     keep: Option<[bool; DIMS]>,
+    demand: Option<Resources>,
 }
 
 /// Draws jobs from a source: fresh generator jobs, or random picks from a trace.
@@ -87,6 +88,9 @@ fn draw(cache: &TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: String
             t
         }
     };
+    if let Some(d) = cache.demand {
+        t.stages.iter_mut().for_each(|s| s.demand = d);
+    }
     if let Some(keep) = cache.keep {
         for s in &mut t.stages {
             for (v, k) in s.demand.0.iter_mut().zip(keep) {
@@ -212,7 +216,11 @@ fn estimate_dag(tpl: &JobTemplate) -> Result<JobDag> {
 /// The workload's jobs, trace jobs drawn from `traces`.
 pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64, traces: &Traces) -> Result<Workload> {
     let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
-    let cache = TraceCache { traces, keep: task_resources(sim)? };
+    let demand = sim.task_demand.as_ref().map(|d| d.to_resources("sim.task_demand")).transpose()?;
+    if demand.is_some_and(|d| d.memory_mb() <= 0 || d.vcores() <= 0) {
+        bail!("sim.task_demand needs positive memory_mb and vcores");
+    }
+    let cache = TraceCache { traces, keep: task_resources(sim)?, demand };
     let mut jobs = Vec::new();
     let mut queues: Vec<String> = Vec::new();
     let mut lqs = Vec::new();

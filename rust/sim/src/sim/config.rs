@@ -14,6 +14,10 @@ pub struct ClusterConfig {
 pub struct SimConfig {
     pub heartbeat_ms: i64,
     pub container_overhead_ms: i64,
+    /// From the AM's container start until its first asks.
+    pub am_overhead_ms: i64,
+    /// From a job's arrival until the scheduler sees it.
+    pub submit_latency_ms: i64,
     /// The AM container, if AMs are modelled.
     pub am: Option<Resources>,
     pub sample_ms: i64,

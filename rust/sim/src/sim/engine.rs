@@ -120,7 +120,7 @@ impl<'a> Engine<'a> {
             sched,
         };
         for (i, j) in jobs.iter().enumerate() {
-            e.events.push(j.arrival_ms, EventKind::Arrival { job: i as u32 });
+            e.events.push(j.arrival_ms + cfg.submit_latency_ms, EventKind::Arrival { job: i as u32 });
         }
         e.events.push(t0, EventKind::Sample);
         e
@@ -219,7 +219,7 @@ impl<'a> Engine<'a> {
         }
         if d.priority == 0 {
             rt.am = Some((d.allocation_id, n, now));
-            self.events.push(now + overhead, EventKind::AmReady { job: job as u32 });
+            self.events.push(now + self.cfg.am_overhead_ms, EventKind::AmReady { job: job as u32 });
             return Ok(());
         }
         let stage = (d.priority - 1) as usize;

@@ -36,6 +36,8 @@ fn cfg(am: bool) -> SimConfig {
     SimConfig {
         heartbeat_ms: 1000,
         container_overhead_ms: 0,
+        am_overhead_ms: 0,
+        submit_latency_ms: 0,
         am: am.then(|| Resources::new(1024, 1)),
         sample_ms: 1000,
         idle_recheck_ms: 10_000,
@@ -210,4 +212,18 @@ proptest::proptest! {
         let key = |o: &RunOutput| o.jobs.iter().map(|j| (j.start_ms, j.finish_ms)).collect::<Vec<_>>();
         proptest::prop_assert_eq!(key(&a), key(&b));
     }
+}
+
+#[test]
+fn submission_and_am_start_up_delay_the_first_task() {
+    // One 1 s task. The scheduler sees the job 2 s after its arrival; its AM asks 5 s after its
+    // container started, and the task's own container takes 300 ms to start.
+    let j = job("j", "q", 0, vec![stage(&[], &[1000])]);
+    let base = run(&cluster(1), sched(&["q"]), std::slice::from_ref(&j), &cfg(true)).unwrap();
+    let slow = SimConfig { container_overhead_ms: 300, am_overhead_ms: 5000, submit_latency_ms: 2000, ..cfg(true) };
+    let out = run(&cluster(1), sched(&["q"]), &[j], &slow).unwrap();
+    // The AM's asks then meet the node's heartbeats at another phase: exact up to a heartbeat.
+    let added = out.jobs[0].jct_ms() - base.jobs[0].jct_ms();
+    assert!((added - 7300).abs() <= cfg(true).heartbeat_ms, "{added}");
+    assert_eq!(out.jobs[0].start_ms, base.jobs[0].start_ms + 2000, "the AM starts after the submission");
 }

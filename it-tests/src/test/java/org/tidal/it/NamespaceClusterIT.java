@@ -1,9 +1,15 @@
 package org.tidal.it;
 
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.io.File;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.mapreduce.TaskID;
@@ -244,6 +250,116 @@ public class NamespaceClusterIT {
         NamespaceCluster.await(30_000, () -> nothingUsed("tq") && nothingUsed("lq")),
         "Tidal still books usage after the jobs: " + cluster.tidal().queues());
     checks.assertAllPassed();
+  }
+
+  /**
+   * tidal-replay (java/replay) runs a resolved workload on the cluster as Tez DAGs, from the
+   * command line as a user would: a TQ job at 0 s and a two-stage LQ job at 3 s, each with an AM of
+   * its own in its queue. Its jobs.csv has every job with times in order, each JCT at least its
+   * critical path, the LQ job arriving when the workload says, and the RM ran each application in
+   * its job's queue.
+   */
+  @Test(timeout = 240_000)
+  public void tidalReplayRunsAWorkloadAsTezDags() throws Exception {
+    cluster.useQueues(BOPF_QUEUES);
+    File jar = new File(System.getProperty("it.replay.jar"));
+    if (!jar.isFile()) {
+      throw new AssertionError(jar + " is missing: make jar builds it");
+    }
+    File out = new File(System.getProperty("it.work.dir"), "replay");
+    List<String> command =
+        List.of(
+            System.getProperty("java.home") + "/bin/java",
+            "-Xmx256m",
+            "-XX:+UseSerialGC",
+            "-Djdk.net.hosts.file=" + System.getProperty("jdk.net.hosts.file"),
+            "-cp",
+            jar + File.pathSeparator + System.getProperty("java.class.path"),
+            "org.tidal.replay.Main",
+            "-D",
+            "yarn.resourcemanager.hostname=" + NamespaceCluster.RM_HOST,
+            "-D",
+            "fs.defaultFS=file:///",
+            "-D",
+            "tez.staging-dir=" + new File(out, "staging").getAbsolutePath(),
+            SchedulerUnderTest.resourcePath("replay-workload.json"),
+            "--out",
+            out.getAbsolutePath(),
+            "--ship-classpath",
+            "--progress-interval-s",
+            "5");
+    long start = System.nanoTime();
+    // Its output goes to a file: a child writing to this forked JVM's stdout would garble the
+    // test runner's channel.
+    out.mkdirs();
+    File log = new File(out, "replay.log");
+    Process replay =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start();
+    boolean ended = replay.waitFor(200, TimeUnit.SECONDS);
+    if (!ended) {
+      replay.destroyForcibly();
+    }
+    List<String> output = Files.readAllLines(log.toPath());
+    output.forEach(line -> System.out.println("   [tidal-replay] " + line));
+    assertTrue("tidal-replay did not finish within 200 s", ended);
+    System.out.printf(
+        Locale.ROOT, "== tidal-replay ran 2 jobs in %.1f s%n", seconds(System.nanoTime() - start));
+    assertEquals("tidal-replay's exit status", 0, replay.exitValue());
+
+    List<String> lines = Files.readAllLines(new File(out, "jobs.csv").toPath());
+    assertEquals(
+        "job,queue,class,arrival_s,start_s,finish_s,jct_s,deadline_s,met_deadline,tasks",
+        lines.get(0));
+    Map<String, String[]> jobs = new TreeMap<>();
+    for (String line : lines.subList(1, lines.size())) {
+      String[] f = line.split(",", -1);
+      jobs.put(f[0], f);
+    }
+    assertEquals(List.of("lq-0", "tq-0"), new ArrayList<>(jobs.keySet()));
+    // job -> {queue, class, lower bound of its JCT (critical path), arrival}
+    Object[][] expected = {{"tq-0", "tq", "TQ", 4.0, 0.0}, {"lq-0", "lq", "LQ", 3.0, 3.0}};
+    for (Object[] e : expected) {
+      String[] f = jobs.get((String) e[0]);
+      double arrival = Double.parseDouble(f[3]);
+      double startS = Double.parseDouble(f[4]);
+      double finish = Double.parseDouble(f[5]);
+      double jct = Double.parseDouble(f[6]);
+      String row = String.join(",", f);
+      assertEquals(row, e[1], f[1]);
+      assertEquals(row, e[2], f[2]);
+      assertTrue(row, arrival >= (double) e[4] && arrival < (double) e[4] + 2);
+      assertTrue(row, arrival <= startS && startS <= finish);
+      assertEquals(row, finish - arrival, jct, 0.002);
+      assertTrue(row, jct >= (double) e[3]);
+    }
+    // The LQ job's deadline as the workload has it, and whether it was met; none for the TQ job.
+    assertEquals("33.000", jobs.get("lq-0")[7]);
+    assertTrue(List.of("true", "false").contains(jobs.get("lq-0")[8]));
+    assertEquals("", jobs.get("tq-0")[7]);
+
+    // A Tez AM unregisters a moment after its DAG ends, which is when the replay moves on.
+    Map<String, ApplicationReport> apps = new TreeMap<>();
+    assertTrue(
+        "the replayed applications did not all end within 30 s: " + apps,
+        NamespaceCluster.await(
+            30_000,
+            () -> {
+              apps.clear();
+              for (ApplicationReport app : yarn.getApplications()) {
+                if (jobs.containsKey(app.getName())
+                    && app.getFinalApplicationStatus() != FinalApplicationStatus.UNDEFINED) {
+                  apps.put(app.getName(), app);
+                }
+              }
+              return apps.size() == jobs.size();
+            }));
+    Map<String, String> queueOf = new TreeMap<>();
+    for (ApplicationReport app : apps.values()) {
+      assertEquals(
+          app.getName(), FinalApplicationStatus.SUCCEEDED, app.getFinalApplicationStatus());
+      queueOf.put(app.getName(), app.getQueue());
+    }
+    assertEquals(Map.of("lq-0", "root.lq", "tq-0", "root.tq"), queueOf);
   }
 
   @Test(timeout = 300_000)

@@ -539,6 +539,16 @@ public class TidalScheduler extends FifoScheduler {
     throw (E) t;
   }
 
+  /**
+   * A queue's numbers (named short or full) from a status snapshot at most a second old, for tools
+   * that watch the scheduler in the RM's JVM; null for a queue the core does not report.
+   *
+   * @throws IOException when the core's status cannot be read
+   */
+  public TidalQueueReport getQueueReport(String queueName) throws IOException {
+    return queues.queueReport(queueName);
+  }
+
   /** The calling user's rights on every queue, as FairScheduler reports them. */
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {

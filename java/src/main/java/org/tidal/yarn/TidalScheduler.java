@@ -153,7 +153,10 @@ public class TidalScheduler extends FifoScheduler {
   private DurableState durable;
   private volatile boolean restored;
   private PanicRecovery panicRecovery;
-  private QueueManager queues;
+
+  /** Null until serviceInit; read by metrics threads that may start before it. */
+  private volatile QueueManager queues;
+
   private AppAttemptRegistry attempts;
   private ContainerCompletion completion;
   private ClusterNodes clusterNodes;
@@ -560,9 +563,14 @@ public class TidalScheduler extends FifoScheduler {
     }
   }
 
+  /**
+   * Null until the scheduler is initialised, as FairScheduler's: Hadoop's SLS starts its metrics
+   * and web view, which read the root queue's metrics, before the RM initialises the scheduler.
+   */
   @Override
   public QueueMetrics getRootQueueMetrics() {
-    return queues.root().getMetrics();
+    QueueManager created = queues;
+    return created == null ? null : created.root().getMetrics();
   }
 
   @Override

@@ -54,6 +54,15 @@ public class TestTidalMetrics {
   }
 
   /**
+   * Hadoop's SLS reads the root queue's metrics from the moment it wraps the scheduler, before the
+   * RM initialises it, and takes null for "not yet" as FairScheduler answers.
+   */
+  @Test
+  public void rootQueueMetricsAreNullBeforeInitialisation() {
+    assertNull(new TidalScheduler().getRootQueueMetrics());
+  }
+
+  /**
    * The queue reports tools such as SLS's metrics read: the core's numbers, shares as resources.
    */
   @Test(timeout = 120000)

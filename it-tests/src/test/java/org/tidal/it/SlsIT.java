@@ -8,6 +8,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -30,7 +32,7 @@ import org.junit.Test;
 public class SlsIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Wall-clock limit for one SLS run; the trace lasts some 35 s. */
+  /** Wall-clock limit for one SLS run; the trace lasts some 45 s. */
   private static final long RUN_TIMEOUT_SECONDS = 150;
 
   /** Share tolerance, absolute, against the weights' 50/25/25. */
@@ -93,8 +95,21 @@ public class SlsIT {
       }
       if (run.scheduler == SlsRun.Scheduler.TIDAL) {
         assertWeightedShares(label, result);
+        // SLS's per-job gauges of the tracked job, from Tidal's application reports.
+        Path usage = run.outDir.resolve("metrics/variable.app.job_a1.usage.memory.csv");
+        assertTrue(label + ": " + usage + " shows no usage", maxValue(usage) > 0);
       }
     }
+  }
+
+  /** The largest value of one of SLS's gauge CSVs ("t,value" lines). */
+  private static double maxValue(Path csv) throws IOException {
+    List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
+    return lines.stream()
+        .skip(1)
+        .mapToDouble(line -> Double.parseDouble(line.substring(line.indexOf(',') + 1)))
+        .max()
+        .orElse(0);
   }
 
   /**

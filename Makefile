@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks clean
+.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks clean
 
 all: build
 
@@ -71,6 +71,17 @@ demo-yarn: jar
 # A paper check on the simulator with generated workloads (no external data needed).
 demo-sim: deps
 	$(CARGO) run --release -q -p tidal-sim -- experiment bopf-table4 --scale small --out target/sim-demo
+
+# Hadoop 2.7.7's Scheduler Load Simulator on one trace under Tidal and under FairScheduler at once,
+# with SLS's web views on ports 10001 (Tidal) and 10002 (FairScheduler) while they run; SLS's
+# outputs go to it-tests/target/sls/{tidal,fair}, then a summary per scheduler. Without SLS_INPUT
+# the synthetic trace; else e.g. SLS_INPUT="-inputrumen /path/to/2jobs2min-rumen-jh.json".
+# SLS_HTML=<hadoop-2.7.7>/share/hadoop/tools/sls/html gives the web view its charts' scripts.
+SLS_INPUT ?=
+SLS_HTML ?=
+sls: jar
+	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) test-compile exec:exec@sls \
+	  -Dsls.input="$(SLS_INPUT)" -Dsls.html="$(SLS_HTML)"
 
 bench: bench-rust bench-jni bench-rm bench-sim
 

@@ -88,14 +88,20 @@ impl PriorityAsks {
     }
 
     /// Where a container of this priority may go on a node, if anywhere.
+    ///
+    /// Node-local takes an outstanding entry for the node's rack too, as FairScheduler's
+    /// assignment does: the RM's bookkeeping decrements that rack entry, and an AM whose rack
+    /// names differ from the RM's topology (Hadoop's SLS names racks as its trace does) has
+    /// none. Such a node request then counts off-switch, where `*` allows it.
     fn placement(&self, host: LocationId, rack: LocationId) -> Option<Locality> {
         if self.any.count == 0 {
             return None;
         }
-        if self.location(host).is_some_and(|e| e.count > 0) {
+        let rack_entry = self.location(rack).filter(|e| e.count > 0);
+        if rack_entry.is_some() && self.location(host).is_some_and(|e| e.count > 0) {
             return Some(Locality::NodeLocal);
         }
-        if self.location(rack).is_some_and(|e| e.count > 0 && e.relax) {
+        if rack_entry.is_some_and(|e| e.relax) {
             return Some(Locality::RackLocal);
         }
         self.any.relax.then_some(Locality::OffSwitch)
@@ -337,6 +343,18 @@ mod tests {
         assert_eq!(t.pending_containers(), 1);
         // The node and rack entries are used up: what is left is off-switch anywhere.
         assert_eq!(t.find(HOST1, RACK1, &BIG).unwrap().locality, Locality::OffSwitch);
+    }
+
+    #[test]
+    fn a_node_entry_without_its_rack_entry_is_off_switch() {
+        // The AM named the node's rack differently from the RM (RACK2 holds the count).
+        let mut t = table(&[ask(1, HOST1, 2, true, 1024), ask(1, RACK2, 2, true, 1024), ask(1, ANY, 2, true, 1024)]);
+        assert_eq!(t.find(HOST1, RACK1, &BIG).unwrap().locality, Locality::OffSwitch);
+        t.allocate(1, Locality::OffSwitch, HOST1, RACK1);
+        assert_eq!(t.pending_containers(), 1);
+        // Without `*` relaxable there is nowhere such a request may go.
+        let strict = table(&[ask(1, HOST1, 1, true, 1024), ask(1, RACK2, 1, true, 1024), ask(1, ANY, 1, false, 1024)]);
+        assert!(strict.find(HOST1, RACK1, &BIG).is_none());
     }
 
     #[test]

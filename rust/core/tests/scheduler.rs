@@ -88,8 +88,10 @@ fn node_local_requests_land_node_local_and_completion_frees_space() {
     let mut s = scheduler(&[("a", 1.0)]);
     add_nodes(&mut s, 2);
     s.add_app(1, "a", "u").unwrap();
+    // Node 1 is host 101 on rack 1; YARN's AM client asks for the rack along with the host.
     let local = Ask { location: 101, ..any_ask(5, 1, GB, 1) };
-    s.update_asks(1, &[local, any_ask(5, 1, GB, 1)], &[], &[]).unwrap();
+    let rack = Ask { location: 1, ..any_ask(5, 1, GB, 1) };
+    s.update_asks(1, &[local, rack, any_ask(5, 1, GB, 1)], &[], &[]).unwrap();
     let d = heartbeat(&mut s, 1, &[]);
     assert_eq!(d.len(), 1);
     assert_eq!(d[0].locality, Locality::NodeLocal);

@@ -35,8 +35,12 @@ final class QueueManager {
   private final QueueAccess access;
   private final Map<String, TidalQueue> queues = new ConcurrentHashMap<String, TidalQueue>();
   private final TidalQueue root;
-  private final TidalMetrics metrics =
-      new TidalMetrics(new StatusCache(this::statusJson, StatusCache.MAX_AGE_MS));
+
+  /** Snapshots for the metrics and the queue reports, at most a second old. */
+  private final StatusCache cachedStatus =
+      new StatusCache(this::statusJson, StatusCache.MAX_AGE_MS);
+
+  private final TidalMetrics metrics = new TidalMetrics(cachedStatus);
 
   QueueManager(CoreInstance core, Configuration conf, DurableState durable) {
     this.core = core;
@@ -122,6 +126,13 @@ final class QueueManager {
 
   private QueueStatus status() throws IOException {
     return QueueStatus.parse(statusJson());
+  }
+
+  /** A queue's report from a recent snapshot; null for a queue the core does not report. */
+  TidalQueueReport queueReport(String queueName) throws IOException {
+    QueueStatus status = cachedStatus.get();
+    QueueStatus.Leaf leaf = status.find(fullName(queueName));
+    return leaf == null ? null : new TidalQueueReport(status, leaf);
   }
 
   /** Queue info of a queue named short or full; an IOException for an unknown one. */

@@ -153,7 +153,10 @@ public class TidalScheduler extends FifoScheduler {
   private DurableState durable;
   private volatile boolean restored;
   private PanicRecovery panicRecovery;
-  private QueueManager queues;
+
+  /** Null until serviceInit; read by metrics threads that may start before it. */
+  private volatile QueueManager queues;
+
   private AppAttemptRegistry attempts;
   private ContainerCompletion completion;
   private ClusterNodes clusterNodes;
@@ -539,6 +542,16 @@ public class TidalScheduler extends FifoScheduler {
     throw (E) t;
   }
 
+  /**
+   * A queue's numbers (named short or full) from a status snapshot at most a second old, for tools
+   * that watch the scheduler in the RM's JVM; null for a queue the core does not report.
+   *
+   * @throws IOException when the core's status cannot be read
+   */
+  public TidalQueueReport getQueueReport(String queueName) throws IOException {
+    return queues.queueReport(queueName);
+  }
+
   /** The calling user's rights on every queue, as FairScheduler reports them. */
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {
@@ -550,9 +563,14 @@ public class TidalScheduler extends FifoScheduler {
     }
   }
 
+  /**
+   * Null until the scheduler is initialised, as FairScheduler's: Hadoop's SLS starts its metrics
+   * and web view, which read the root queue's metrics, before the RM initialises the scheduler.
+   */
   @Override
   public QueueMetrics getRootQueueMetrics() {
-    return queues.root().getMetrics();
+    QueueManager created = queues;
+    return created == null ? null : created.root().getMetrics();
   }
 
   @Override

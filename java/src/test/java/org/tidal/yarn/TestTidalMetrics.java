@@ -2,6 +2,7 @@ package org.tidal.yarn;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 import static org.tidal.yarn.TidalTestSupport.QUEUES_AB;
 import static org.tidal.yarn.TidalTestSupport.THREE_CLASSES;
@@ -13,9 +14,14 @@ import static org.tidal.yarn.TidalTestSupport.write;
 
 import java.io.File;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.Set;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.junit.Rule;
@@ -45,6 +51,52 @@ public class TestTidalMetrics {
     File allocation = tmp.newFile();
     write(allocation, queues);
     return rms.start(conf(allocation));
+  }
+
+  /**
+   * Hadoop's SLS reads the root queue's metrics from the moment it wraps the scheduler, before the
+   * RM initialises it, and takes null for "not yet" as FairScheduler answers.
+   */
+  @Test
+  public void rootQueueMetricsAreNullBeforeInitialisation() {
+    assertNull(new TidalScheduler().getRootQueueMetrics());
+  }
+
+  /**
+   * The queue reports tools such as SLS's metrics read: the core's numbers, shares as resources.
+   */
+  @Test(timeout = 120000)
+  public void queueReportsGiveTheCoresNumbers() throws Exception {
+    MockRM rm = start(THREE_CLASSES);
+    MockNM nm = startThreeClasses(rm);
+    MockAM am = launchAm(rm, "lq", "alice", nm);
+    am.allocate(ResourceRequest.ANY, 2048, 3, new ArrayList<ContainerId>());
+    TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
+    // Reports come from a snapshot up to a second old: wait for the ask to show.
+    waitFor(
+        "root.lq's pending containers in its report",
+        () -> scheduler.getQueueReport("lq").getPendingContainers() == 3);
+    TidalQueueReport lq = scheduler.getQueueReport("lq");
+    assertEquals("root.lq", lq.getQueueName());
+    assertEquals(Resource.newInstance(102400, 100), lq.getClusterResource());
+    assertEquals(Resource.newInstance(1024, 1), lq.getUsed());
+    assertEquals(Resource.newInstance(3 * 2048, 3), lq.getPending());
+    assertEquals(Resource.newInstance(1024 + 3 * 2048, 4), lq.getDemand());
+    assertEquals(1L, lq.getRunningContainers());
+    assertEquals(1, lq.getApps());
+    assertEquals(0.01, lq.getDominantShare(), 1e-9);
+    // The burst is on: the LQ's guarantee, and it alone has demand, so its fair share is all.
+    assertEquals(0.8, lq.getGuaranteedShare(), 1e-9);
+    assertEquals(Resource.newInstance(81920, 80), lq.getGuaranteedResource());
+    assertEquals(1.0, lq.getFairShare(), 1e-9);
+    assertEquals(Resource.newInstance(102400, 100), lq.getFairShareResource());
+
+    TidalQueueReport etl = scheduler.getQueueReport("root.etl");
+    assertEquals("root.etl", etl.getQueueName());
+    assertEquals(Resource.newInstance(0, 0), etl.getDemand());
+    assertEquals(Resource.newInstance(0, 0), etl.getGuaranteedResource());
+    assertEquals(1.0, etl.getWeight(), 1e-9);
+    assertNull(scheduler.getQueueReport("nosuchqueue"));
   }
 
   @Test(timeout = 120000)

@@ -25,7 +25,7 @@ die() { echo "local-test.sh: $*" >&2; exit 1; }
 [[ -f $repo/target/cloudlab/tidal-bundle.tar ]] || die "no bundle (make cloudlab-bundle)"
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
-rm -rf "$work" "$results/local"
+rm -rf "$work" "$results"/local*
 mkdir -p "$work"
 
 trap '"$here/local-hosts.sh" down' EXIT
@@ -34,10 +34,9 @@ while read -r spec; do host_args+=(--host "$spec"); done < <("$here/local-hosts.
 "$venv/bin/python" "$here/inventory.py" "${host_args[@]}" --user root \
   --key "$work/ssh/id_ed25519" --install-dir "$work/nodes/{host}" >"$work/inventory.yml"
 
-# The workload: MapReduce's sleep job from the jobclient tests jar (in the bundle), then a
-# listing of HDFS, where the job staged its files.
-workload='"$TIDAL_CTL" run org.apache.hadoop.mapreduce.SleepJob -m 2 -r 1 -mt 500 -rt 500 &&
-  "$TIDAL_CTL" run org.apache.hadoop.fs.FsShell -ls -R / >"$RESULTS_DIR/hdfs-ls.txt"'
+# The workload: MapReduce's sleep job from the jobclient tests jar (in the bundle), its maps'
+# output shuffled to the reducer across the NodeManagers.
+workload='"$TIDAL_CTL" run org.apache.hadoop.mapreduce.SleepJob -m 2 -r 1 -mt 500 -rt 500'
 
 # Extra vars as JSON: the values have spaces.
 WORKLOAD=$workload RESULTS=$results WORK=$work "$venv/bin/python" -c '

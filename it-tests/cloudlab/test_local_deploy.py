@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 HERE = pathlib.Path(__file__).parent
+TIDAL_SIM = HERE.parent.parent / "target" / "release" / "tidal-sim"
 HOSTS = ["cl-node0", "cl-node1", "cl-node2"]
 WORKERS = HOSTS[1:]
 
@@ -46,11 +47,14 @@ def test_workload_succeeded_across_the_nodemanagers(run):
     assert (app["name"], app["state"], app["finalStatus"]) == ("Sleep job", "FINISHED", "SUCCEEDED")
     log = (out / "workload.log").read_text()
     assert f"Job {app['id'].replace('application', 'job')} completed successfully" in log
-    # The job's files were staged on HDFS, which the workload listed into its results.
-    assert "/staging/" in (out / "hdfs-ls.txt").read_text()
-    # Its containers ran on the NodeManagers' hosts (their logs came back from there).
+    # Its containers ran on the NodeManagers' hosts (their logs came back from there), the
+    # ApplicationMaster on HDFS, the file system all hosts share.
     ran_on = [h for h in WORKERS if (out / "logs" / h / "containers" / app["id"]).is_dir()]
     assert ran_on, "no container logs of the job came back from " + ", ".join(WORKERS)
+    am_logs = [p.read_text() for h in ran_on
+               for p in (out / "logs" / h / "containers" / app["id"]).glob("*_000001/syslog")]
+    assert len(am_logs) == 1
+    assert "Default file system [hdfs://10.232.0.10:8020]" in am_logs[0]
 
 
 def test_every_hosts_logs_were_fetched(run):
@@ -62,3 +66,16 @@ def test_every_hosts_logs_were_fetched(run):
         # Each host's daemons saw their own host name (the hosts share this file system).
         assert f"host = {host}/" in (logs / host / "nodemanager.log").read_text()
         assert (logs / host / "datanode.log").stat().st_size > 0
+
+
+def test_tidal_sim_report_draws_the_run(run):
+    _, out = run
+    status = json.loads((out / "status.json").read_text())
+    assert "root.default" in [q["name"] for q in status["queues"]]
+    history = json.loads((out / "history.json").read_text())
+    assert history["samples"], "Tidal recorded no samples during the run"
+    if not TIDAL_SIM.is_file():
+        pytest.skip(f"no {TIDAL_SIM} to draw the report (cargo build --release -p tidal-sim)")
+    subprocess.run([str(TIDAL_SIM), "report", str(out)], check=True, timeout=60)
+    page = (out / "report.html").read_text()
+    assert "window.TIDAL_DATA" in page and "root.default" in page

@@ -5,8 +5,8 @@
 #   $TIDAL_DIR/node     configuration, logs (logs/<role>.log), pid files, HDFS and YARN data
 #   $TIDAL_DIR/cluster  the RM state store (on the ResourceManager's node)
 #
-#   tidal-ctl.sh start resourcemanager|nodemanager|namenode|datanode
-#   tidal-ctl.sh stop ROLE...     (the roles above, stopped together)
+#   tidal-ctl.sh start ROLE...    ROLE: resourcemanager, nodemanager, namenode or datanode
+#   tidal-ctl.sh stop ROLE...     (stopped together)
 #   tidal-ctl.sh run [-DPROP=V...] CLASS [ARGS...]     a client (a job, an HDFS command)
 #
 # Environment: TIDAL_DIR; NM_MEMORY_MB and NM_VCORES as hadoop-node.sh takes them.
@@ -71,7 +71,11 @@ stop() {
 }
 
 case ${1:-} in
-  start) start "${2:?name a role}" ;;
+  start)
+    shift
+    [ $# -ge 1 ] || { echo "tidal-ctl.sh start: name the roles" >&2; exit 2; }
+    for role in "$@"; do start "$role"; done
+    ;;
   stop) shift; [ $# -ge 1 ] || { echo "tidal-ctl.sh stop: name the roles" >&2; exit 2; }; stop "$@" ;;
   run) shift; exec "$node" run "$@" ;;
   *) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;

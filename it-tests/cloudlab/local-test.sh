@@ -25,10 +25,15 @@ die() { echo "local-test.sh: $*" >&2; exit 1; }
 [[ -f $repo/target/cloudlab/tidal-bundle.tar ]] || die "no bundle (make cloudlab-bundle)"
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
+
+# One run at a time; what a run killed outright left behind goes first.
+exec 9>/run/lock/tidal-cloudlab-local.lock
+flock -w 900 9 || die "another run still holds /run/lock/tidal-cloudlab-local.lock"
+"$here/local-hosts.sh" down
+trap '"$here/local-hosts.sh" down' EXIT
+trap 'exit 143' TERM INT
 rm -rf "$work" "$results"/local*
 mkdir -p "$work"
-
-trap '"$here/local-hosts.sh" down' EXIT
 host_args=()
 while read -r spec; do host_args+=(--host "$spec"); done < <("$here/local-hosts.sh" up "$nodes" "$work")
 "$venv/bin/python" "$here/inventory.py" "${host_args[@]}" --user root \

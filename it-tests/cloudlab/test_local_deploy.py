@@ -23,8 +23,13 @@ def run(tmp_path_factory):
                     "run make cloudlab-local as root")
     results = tmp_path_factory.mktemp("cloudlab-results")
     extra = ["-v"] if os.environ.get("CLOUDLAB_VERBOSE") else []
-    p = subprocess.run([str(HERE / "local-test.sh"), str(results), *extra],
-                       env=dict(os.environ, CLOUDLAB_NODES=str(len(HOSTS))), timeout=600)
+    try:
+        p = subprocess.run([str(HERE / "local-test.sh"), str(results), *extra],
+                           env=dict(os.environ, CLOUDLAB_NODES=str(len(HOSTS))), timeout=900)
+    except subprocess.TimeoutExpired:
+        # Killed outright, the script could not take its hosts down.
+        subprocess.run([str(HERE / "local-hosts.sh"), "down"], check=False)
+        raise
     return p.returncode, results / "local"
 
 

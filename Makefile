@@ -171,7 +171,7 @@ cloudlab-ssh:
 	fi
 
 test-cloudlab: cloudlab-venv cloudlab-bundle cloudlab-ssh
-	cd $(CLOUDLAB_DIR) && $(CLOUDLAB_PYTEST) test_profile.py test_inventory.py test_local_deploy.py
+	cd $(CLOUDLAB_DIR) && $(CLOUDLAB_PYTEST) test_profile.py test_inventory.py test_playbook.py test_local_deploy.py
 
 cloudlab-local: cloudlab-venv cloudlab-bundle cloudlab-ssh
 	cd $(CLOUDLAB_DIR) && CLOUDLAB_VERBOSE=1 $(CLOUDLAB_PYTEST) -v -s test_local_deploy.py

@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks clean
+.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
 
 all: build
 
@@ -29,7 +29,7 @@ jar: native
 
 build: jar
 
-test: test-rust test-java test-it
+test: test-rust test-java test-it test-cloudlab
 
 # Formatting and lints gate the Rust tests; rustup installs the components where missing.
 lint-rust: deps
@@ -166,6 +166,47 @@ REPLAY_SPECS ?= replay-tpch replay-bigbench
 REPLAY_TIME_SCALE ?= 0.25
 replay-benchmarks: replay-tools
 	it-tests/cluster/replay-benchmarks.sh target/replay-benchmarks $(REPLAY_TIME_SCALE) $(REPLAY_SPECS)
+
+# CloudLab (it-tests/cloudlab): the profile, the inventory and the deployment playbook. Their
+# tools (ansible-core, geni-lib, pytest from PyPI) go into a virtual environment under target/.
+# The bundle is what the playbook pushes to every node; BUNDLE_EXTRA_JARS adds client jars (such
+# as tidal-replay's). test-cloudlab checks the profile's RSpecs and the inventory, and as root
+# deploys to three stand-in hosts (network namespaces with sshd) and runs a MapReduce job there;
+# cloudlab-local runs only that, with Ansible's output.
+CLOUDLAB_DIR := it-tests/cloudlab
+CLOUDLAB_VENV := $(CURDIR)/target/cloudlab-venv
+CLOUDLAB_PYTEST := PYTHONDONTWRITEBYTECODE=1 $(CLOUDLAB_VENV)/bin/pytest -p no:cacheprovider
+BUNDLE_EXTRA_JARS ?=
+
+cloudlab-venv: $(CLOUDLAB_VENV)/.installed
+
+$(CLOUDLAB_VENV)/.installed: $(CLOUDLAB_DIR)/requirements.txt $(CLOUDLAB_DIR)/geni_py3.py
+	@python3 -c 'import ensurepip' 2>/dev/null || { \
+	  echo "installing python3-venv from Debian packages"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; }
+	python3 -m venv $(CLOUDLAB_VENV)
+	$(CLOUDLAB_VENV)/bin/pip install -q -r $(CLOUDLAB_DIR)/requirements.txt
+	$(CLOUDLAB_VENV)/bin/python $(CLOUDLAB_DIR)/geni_py3.py
+	touch $@
+
+cloudlab-bundle: jar
+	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) test-compile
+	$(CLOUDLAB_DIR)/bundle.sh $(CURDIR)/it-tests/target/cluster.classpath $(NATIVE_DIR)/libtidal_jni.so \
+	  hadoop-conf/tidal-queues.xml target/cloudlab/tidal-bundle.tar $(BUNDLE_EXTRA_JARS)
+
+# The stand-in hosts' sshd and the client tools, from Debian's packages (as root; the test skips
+# otherwise).
+cloudlab-ssh:
+	@if [ "$$(id -u)" = 0 ] && ! { [ -x /usr/sbin/sshd ] && command -v ssh-keyscan curl >/dev/null; }; then \
+	  echo "installing openssh-server, openssh-client and curl from Debian packages"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server openssh-client curl; \
+	fi
+
+test-cloudlab: cloudlab-venv cloudlab-bundle cloudlab-ssh
+	cd $(CLOUDLAB_DIR) && $(CLOUDLAB_PYTEST) test_profile.py test_inventory.py test_playbook.py test_local_deploy.py
+
+cloudlab-local: cloudlab-venv cloudlab-bundle cloudlab-ssh
+	cd $(CLOUDLAB_DIR) && CLOUDLAB_VERBOSE=1 $(CLOUDLAB_PYTEST) -v -s test_local_deploy.py
 
 clean:
 	$(CARGO) clean

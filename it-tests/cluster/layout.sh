@@ -37,8 +37,8 @@ for jar in "${jars[@]}"; do
   name=$(basename "$jar")
   case $jar in
     */org/tidal/tidal-yarn/*) tidal_jar=$jar; continue ;;
-    # Test-only libraries of the it-tests and Tez (not part of a Hadoop node).
-    */org/apache/tez/* | */junit/* | */org/hamcrest/*) continue ;;
+    # Test-only libraries of the it-tests, Tez and SLS (not part of a Hadoop node).
+    */org/apache/tez/* | */junit/* | */org/hamcrest/* | */org/apache/hadoop/hadoop-sls/*) continue ;;
   esac
   case $name in
     hadoop-common-* | hadoop-auth-* | hadoop-annotations-* | hadoop-nfs-*) put "$jar" "$share/common" ;;

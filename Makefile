@@ -169,9 +169,10 @@ replay-benchmarks: replay-tools
 
 # CloudLab (it-tests/cloudlab): the profile, the inventory and the deployment playbook. Their
 # tools (ansible-core, geni-lib, pytest from PyPI) go into a virtual environment under target/.
-# The bundle is what the playbook pushes to every node; BUNDLE_EXTRA_JARS adds client jars (such
-# as tidal-replay's). test-cloudlab checks the profile's RSpecs and the inventory, and as root
-# deploys to three stand-in hosts (network namespaces with sshd) and runs a MapReduce job there;
+# The bundle is what the playbook pushes to every node, tidal-replay's jars included;
+# BUNDLE_EXTRA_JARS adds other client jars. test-cloudlab checks the profile's RSpecs and the
+# inventory, and as root deploys to three stand-in hosts (network namespaces with sshd) and
+# replays a two-job workload there with tidal-replay;
 # cloudlab-local runs only that, with Ansible's output.
 CLOUDLAB_DIR := it-tests/cloudlab
 CLOUDLAB_VENV := $(CURDIR)/target/cloudlab-venv

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the one tarball deploy.yml pushes to every node: a Hadoop 2.7.7 HADOOP_HOME with Tidal
 # installed (it-tests/cluster/layout.sh, jars copied), the node control script, and for clients
-# only (share/tez, on hadoop-node.sh's client class path) Tez, the it-tests' workloads and any
-# extra jars (such as tidal-replay's).
+# only (share/tez, on hadoop-node.sh's client class path) Tez, the it-tests' workloads,
+# tidal-replay with its libraries when java/replay/target has them (make jar) and any extra jars.
+# deploy.yml puts share/tez on HDFS too: the nodes' Tez AMs and tasks load it from there.
 #
 #   bundle.sh CLASSPATH_FILE LIBTIDAL_SO QUEUE_FILE OUT.tar [EXTRA_JAR...]
 #
@@ -33,6 +34,10 @@ cp "$here/tidal-ctl.sh" "$hadoop/bin/"
 mkdir -p "$hadoop/share/tez"
 tr ':' '\n' <"$classpath_file" | grep '/org/apache/tez/' | xargs -r cp -t "$hadoop/share/tez"
 jar cf "$hadoop/share/tez/tidal-it-workloads.jar" -C "$test_classes" org/tidal/it
+replay=$repo/java/replay/target
+if [[ -f $replay/tidal-replay.jar ]]; then
+  cp -t "$hadoop/share/tez" "$replay/tidal-replay.jar" "$replay"/lib/*.jar
+fi
 [[ $# -eq 0 ]] || cp -t "$hadoop/share/tez" "$@"
 mkdir -p "$(dirname "$out")"
 tar cf "$out.tmp" -C "$stage" hadoop

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CloudLab deployment end to end on this machine: stand-in hosts (local-hosts.sh: network
 # namespaces with sshd), an inventory from inventory.py with a separate install directory per
-# host (they share this file system), deploy.yml over ssh with a workload that exists today,
+# host (they share this file system), deploy.yml over ssh with tidal-replay on a two-job workload,
 # then stop.yml. The hosts are taken down on the way out, failed or not. Root only.
 #
 #   local-test.sh RESULTS_DIR [ANSIBLE_OPTION...]
@@ -39,9 +39,10 @@ while read -r spec; do host_args+=(--host "$spec"); done < <("$here/local-hosts.
 "$venv/bin/python" "$here/inventory.py" "${host_args[@]}" --user root \
   --key "$work/ssh/id_ed25519" --install-dir "$work/nodes/{host}" >"$work/inventory.yml"
 
-# The workload: MapReduce's sleep job from the jobclient tests jar (in the bundle), its maps'
-# output shuffled to the reducer across the NodeManagers.
-workload='"$TIDAL_CTL" run org.apache.hadoop.mapreduce.SleepJob -m 2 -r 1 -mt 500 -rt 500'
+# The workload: the deployment's default, tidal-replay, on the it-tests' two-job workload.
+workload=$repo/it-tests/src/test/resources/replay-workload.json
+tar tf "$repo/target/cloudlab/tidal-bundle.tar" hadoop/share/tez/tidal-replay.jar >/dev/null 2>&1 ||
+  die "no tidal-replay in the bundle (make jar, then make cloudlab-bundle)"
 
 # Extra vars as JSON: the values have spaces.
 WORKLOAD=$workload RESULTS=$results WORK=$work "$venv/bin/python" -c '
@@ -51,7 +52,7 @@ print(json.dumps({
     "ansible_python_interpreter": "/usr/bin/python3",
     "run_id": "local", "results_dir": os.environ["RESULTS"],
     "nm_memory_mb": 2048, "nm_vcores": 2, "start_timeout_s": 120,
-    "workload_cmd": os.environ["WORKLOAD"]}))' >"$work/extra-vars.json"
+    "workload_spec": os.environ["WORKLOAD"]}))' >"$work/extra-vars.json"
 
 export ANSIBLE_CONFIG=$here/ansible.cfg
 status=0

@@ -1,8 +1,10 @@
 """deploy.yml end to end against stand-in hosts on this machine (local-test.sh): every
-NodeManager and DataNode came up, the workload (a MapReduce sleep job across the NodeManagers)
-succeeded, and its results and every host's logs were fetched back. Root only: the hosts are
+NodeManager and DataNode came up, the workload (tidal-replay on the it-tests' two-job workload,
+its Tez AMs and tasks loading Tez and tidal-replay from HDFS) succeeded in the workload's queues,
+and its results and every host's logs were fetched back. Root only: the hosts are
 network namespaces. CLOUDLAB_VERBOSE=1 passes -v to ansible-playbook."""
 
+import csv
 import json
 import os
 import pathlib
@@ -12,6 +14,7 @@ import pytest
 
 HERE = pathlib.Path(__file__).parent
 TIDAL_SIM = HERE.parent.parent / "target" / "release" / "tidal-sim"
+WORKLOAD = json.loads((HERE.parent / "src" / "test" / "resources" / "replay-workload.json").read_text())
 HOSTS = ["cl-node0", "cl-node1", "cl-node2"]
 WORKERS = HOSTS[1:]
 
@@ -46,20 +49,40 @@ def test_rm_saw_every_nodemanager(run):
         ("RUNNING", "cl-node1"), ("RUNNING", "cl-node2")]
 
 
-def test_workload_succeeded_across_the_nodemanagers(run):
+def test_every_job_of_the_workload_ran_in_its_queue(run):
     _, out = run
-    (app,) = json.loads((out / "apps.json").read_text())["apps"]["app"]
-    assert (app["name"], app["state"], app["finalStatus"]) == ("Sleep job", "FINISHED", "SUCCEEDED")
-    log = (out / "workload.log").read_text()
-    assert f"Job {app['id'].replace('application', 'job')} completed successfully" in log
-    # Its containers ran on the NodeManagers' hosts (their logs came back from there), the
-    # ApplicationMaster on HDFS, the file system all hosts share.
-    ran_on = [h for h in WORKERS if (out / "logs" / h / "containers" / app["id"]).is_dir()]
-    assert ran_on, "no container logs of the job came back from " + ", ".join(WORKERS)
-    am_logs = [p.read_text() for h in ran_on
-               for p in (out / "logs" / h / "containers" / app["id"]).glob("*_000001/syslog")]
-    assert len(am_logs) == 1
-    assert "Default file system [hdfs://10.232.0.10:8020]" in am_logs[0]
+    with open(out / "jobs.csv", newline="") as f:
+        jobs = {row["job"]: row for row in csv.DictReader(f)}
+    assert sorted(jobs) == sorted(j["name"] for j in WORKLOAD["jobs"])
+    for job in WORKLOAD["jobs"]:
+        row = jobs[job["name"]]
+        assert row["queue"] == job["queue"], row
+        arrival, start, finish = (float(row[k]) for k in ("arrival_s", "start_s", "finish_s"))
+        assert job["arrival_ms"] / 1000 <= arrival <= start <= finish, row
+        assert int(row["tasks"]) == sum(len(s["task_durations_ms"]) for s in job["stages"]), row
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary, "summary.json is empty"
+    # The RM ran one Tez application per job, each in the job's queue, all of them to success.
+    apps = json.loads((out / "apps.json").read_text())["apps"]["app"]
+    assert sorted(a["queue"].removeprefix("root.") for a in apps) == sorted(
+        j["queue"] for j in WORKLOAD["jobs"])
+    assert {(a["state"], a["finalStatus"]) for a in apps} == {("FINISHED", "SUCCEEDED")}
+
+
+def test_the_tez_ams_ran_on_the_workers_with_tez_and_tidal_replay_from_hdfs(run):
+    _, out = run
+    for app in json.loads((out / "apps.json").read_text())["apps"]["app"]:
+        # The AM is the container that logged the app's one DAG, on one of the workers.
+        dag = "dag_" + app["id"].removeprefix("application_") + "_1"
+        dag_logs = [p for h in WORKERS
+                    for p in (out / "logs" / h / "containers" / app["id"]).glob("*/syslog_" + dag)]
+        assert len(dag_logs) == 1, f"{app['id']}: DAG logs {dag_logs}"
+        # Its DAG's local resources came from the HDFS directory the playbook filled: the nodes
+        # share no other file system.
+        log = dag_logs[0].read_text()
+        for jar in ("tez-dag-0.9.2.jar", "tidal-replay.jar"):
+            assert (f'name={jar}, value=resource {{ scheme: "hdfs" host: "10.232.0.10" port: 8020 '
+                    f'file: "/apps/tidal/tez/{jar}" }}') in log, f"{app['id']}: {jar}"
 
 
 def test_every_hosts_logs_were_fetched(run):
@@ -76,11 +99,11 @@ def test_every_hosts_logs_were_fetched(run):
 def test_tidal_sim_report_draws_the_run(run):
     _, out = run
     status = json.loads((out / "status.json").read_text())
-    assert "root.default" in [q["name"] for q in status["queues"]]
+    assert {"root." + j["queue"] for j in WORKLOAD["jobs"]} <= {q["name"] for q in status["queues"]}
     history = json.loads((out / "history.json").read_text())
     assert history["samples"], "Tidal recorded no samples during the run"
     if not TIDAL_SIM.is_file():
         pytest.skip(f"no {TIDAL_SIM} to draw the report (cargo build --release -p tidal-sim)")
     subprocess.run([str(TIDAL_SIM), "report", str(out)], check=True, timeout=60)
     page = (out / "report.html").read_text()
-    assert "window.TIDAL_DATA" in page and "root.default" in page
+    assert "window.TIDAL_DATA" in page and "root.lq" in page

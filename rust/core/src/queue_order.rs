@@ -34,6 +34,10 @@ pub(crate) struct QueueOrder {
     marked: Vec<bool>,
     /// Queues this heartbeat took out without serving; they go back at its end.
     passed: Vec<QueueIdx>,
+    /// Entries of `heap` in force (the rest are stale).
+    in_force: usize,
+    /// Spare buffer for re-keying without allocating.
+    spare: Vec<QueueIdx>,
     /// Whether `heap` and `live` may be kept; when not, the next heartbeat rebuilds them.
     kept: bool,
 }
@@ -72,9 +76,10 @@ impl QueueOrder {
         debug_assert!(self.passed.is_empty());
         if keep && self.kept && self.live.len() == state.queues.len() {
             self.rekey_touched(state, policy);
-            // Stale entries pile up as queues are re-keyed: drop them when they outnumber the
-            // live ones, which keeps the heap O(Q) at an amortised O(1) per re-key.
-            if self.heap.len() > 2 * state.queues.len() + 64 {
+            // Stale entries pile up as queues are re-keyed (those of raised keys are never
+            // popped): drop them once they outnumber the entries in force, which keeps the heap
+            // within twice the queues with demand at an amortised O(1) per re-key.
+            if self.heap.len() > 2 * self.in_force + 2 {
                 self.rebuild_from_live();
             }
             #[cfg(debug_assertions)]
@@ -96,54 +101,76 @@ impl QueueOrder {
         let mut entries = std::mem::take(&mut self.heap).into_vec();
         entries.clear();
         entries.extend(self.live.iter().enumerate().filter_map(|(qi, e)| e.map(|(k, s)| Reverse((k, s, qi)))));
+        self.in_force = entries.len();
         self.heap = BinaryHeap::from(entries);
     }
 
     fn rekey_touched(&mut self, state: &ClusterState, policy: &dyn Policy) {
-        for qi in std::mem::take(&mut self.touched) {
+        let mut touched = std::mem::replace(&mut self.touched, std::mem::take(&mut self.spare));
+        for &qi in &touched {
             if !std::mem::take(&mut self.marked[qi]) {
                 continue; // re-keyed since it was touched
             }
             let now = key_of(state, policy, qi);
             if now != self.live[qi] {
-                self.live[qi] = now;
                 if let Some((k, s)) = now {
+                    self.in_force += usize::from(self.live[qi].is_none());
+                    self.live[qi] = Some((k, s));
                     self.heap.push(Reverse((k, s, qi)));
+                } else {
+                    self.in_force -= usize::from(self.live[qi].is_some());
+                    self.live[qi] = None;
                 }
             }
         }
+        touched.clear();
+        self.spare = touched;
     }
 
-    /// Takes the first queue in order out of the order.
-    pub fn pop(&mut self) -> Option<Entry> {
-        while let Some(Reverse(e @ (key, served, qi))) = self.heap.pop() {
+    /// The first queue in order, left in place; stale entries on top are dropped.
+    pub fn first(&mut self) -> Option<Entry> {
+        while let Some(&Reverse(e @ (key, served, qi))) = self.heap.peek() {
             if self.live[qi] == Some((key, served)) {
-                self.live[qi] = None;
                 return Some(e);
             }
+            self.heap.pop();
         }
         None
     }
 
-    /// Puts queue `qi`, taken out and found with a stale key, back with `key`, its key now.
-    pub fn push(&mut self, key: PathKey, served: AllocationId, qi: QueueIdx) {
-        self.live[qi] = Some((key, served));
-        self.heap.push(Reverse((key, served, qi)));
+    /// Replaces the entry [`QueueOrder::first`] returned with `now` (its queue's key now), or
+    /// takes it out when `now` is `None`: one sift down rather than a pop and a push.
+    fn replace_first(&mut self, qi: QueueIdx, now: Option<(PathKey, AllocationId)>) {
+        match now {
+            Some((k, s)) => {
+                let mut top = self.heap.peek_mut().expect("first() returned this entry");
+                debug_assert_eq!(top.0 .2, qi);
+                *top = Reverse((k, s, qi));
+            }
+            None => {
+                self.heap.pop();
+                self.in_force -= 1;
+            }
+        }
+        self.live[qi] = now;
     }
 
-    /// Puts queue `qi`, just served, back under its new key if it has demand left.
-    pub fn requeue(&mut self, state: &ClusterState, policy: &dyn Policy, qi: QueueIdx) {
+    /// The first queue, found with a stale key, goes back under `key`, its key now.
+    pub fn rekey_first(&mut self, key: PathKey, served: AllocationId, qi: QueueIdx) {
+        self.replace_first(qi, Some((key, served)));
+    }
+
+    /// The first queue, just served, goes back under its new key if it has demand left.
+    pub fn requeue_first(&mut self, state: &ClusterState, policy: &dyn Policy, qi: QueueIdx) {
         if let Some(m) = self.marked.get_mut(qi) {
             *m = false;
         }
-        if let Some((k, s)) = key_of(state, policy, qi) {
-            self.push(k, s, qi);
-        }
+        self.replace_first(qi, key_of(state, policy, qi));
     }
 
-    /// Queue `qi`, just taken out, had nothing for the node: it sits out the rest of the
-    /// heartbeat.
-    pub fn pass(&mut self, qi: QueueIdx) {
+    /// The first queue had nothing for the node: it sits out the rest of the heartbeat.
+    pub fn pass_first(&mut self, qi: QueueIdx) {
+        self.replace_first(qi, None);
         self.passed.push(qi);
     }
 
@@ -155,10 +182,11 @@ impl QueueOrder {
             self.passed.clear();
             return;
         }
-        for qi in std::mem::take(&mut self.passed) {
-            if !self.marked[qi] {
-                self.marked[qi] = true;
-                self.touched.push(qi);
+        let (marked, touched) = (&mut self.marked, &mut self.touched);
+        for qi in self.passed.drain(..) {
+            if !marked[qi] {
+                marked[qi] = true;
+                touched.push(qi);
             }
         }
         self.rekey_touched(state, policy);

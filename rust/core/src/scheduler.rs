@@ -640,8 +640,10 @@ impl Scheduler {
         self.reservations.node_removed(id);
         if self.reserving && node.containers > 0 {
             // Tasks on a vanished node did not finish: they leave their stages without a duration.
-            let on_node: Vec<(AllocationId, Allocation)> =
+            let mut on_node: Vec<(AllocationId, Allocation)> =
                 self.state.allocations.iter().filter(|(_, a)| a.node == id).map(|(&k, a)| (k, *a)).collect();
+            // In start order, whatever order the table keeps.
+            on_node.sort_unstable_by_key(|&(k, _)| k);
             for (aid, a) in on_node {
                 self.reservations.container_ended(&self.state, aid, &a, false, 0);
             }
@@ -1246,11 +1248,11 @@ impl Scheduler {
         let mut fair: Option<FairShares> = None;
         let mut made = 0;
         while made < limit {
-            let Some((key, served, qi)) = self.order.pop() else { break };
+            let Some((key, served, qi)) = self.order.first() else { break };
             if hierarchical {
                 let current = PathKey::of(&self.state, qi, self.policy.queue_key(&self.state, qi));
                 if current != key {
-                    self.order.push(current, served, qi);
+                    self.order.rekey_first(current, served, qi);
                     continue;
                 }
             }
@@ -1275,7 +1277,7 @@ impl Scheduler {
             let offer = NodeOffer { node: at.node, host: at.host, rack: at.rack, free: room, am_room };
             let app_policy = &mut self.app_policies[self.leaf_app_policy[qi]].1;
             let Some((app, p)) = app_policy.select(&self.state, qi, &offer) else {
-                self.order.pass(qi);
+                self.order.pass_first(qi);
                 continue;
             };
             debug_assert!(p.resources.fits_in(&offer.free), "app policy placed more than the node has free");
@@ -1288,7 +1290,7 @@ impl Scheduler {
                 free = self.free_on(at.node);
             }
             made += 1;
-            self.order.requeue(&self.state, self.policy.as_ref(), qi);
+            self.order.requeue_first(&self.state, self.policy.as_ref(), qi);
         }
         self.order.finish(&self.state, self.policy.as_ref());
         made

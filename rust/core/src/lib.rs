@@ -18,6 +18,7 @@ pub mod ids;
 pub mod limits;
 pub mod placement;
 pub mod policy;
+mod queue_order;
 pub mod request;
 pub mod reservation;
 pub mod resource;

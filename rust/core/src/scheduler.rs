@@ -21,6 +21,7 @@ use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, Que
 use crate::limits::{self, Level, QueueLimits};
 use crate::placement::{self, QueueType};
 use crate::policy::{self, Admission, AppPolicy, NodeOffer, PathKey, Policy};
+use crate::queue_order::QueueOrder;
 use crate::request::{Ask, Placement};
 use crate::reservation::StageTask;
 use crate::resource::Resources;
@@ -29,8 +30,7 @@ use crate::snapshot::{
     PolicySnapshot, QueueSnapshot, RestoreSummary, RestoredQueue, RuntimeQueue, Snapshot, SNAPSHOT_VERSION,
 };
 use crate::state::{Allocation, App, ClusterState, FairShares, Node};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use tracing::{debug, info, warn};
 
 pub use crate::request::Locality;
@@ -92,12 +92,10 @@ pub struct Scheduler {
     app_policies: Vec<(AppPolicyKind, Box<dyn AppPolicy>)>,
     /// Per leaf: its app policy's index in `app_policies`.
     leaf_app_policy: Vec<usize>,
-    /// Queues to offer the node to, by policy key; reused across heartbeats so the hot path
-    /// does not allocate.
-    /// Entries are (policy key, the queue's last allocation id, queue): among equal keys the
-    /// queue served least recently goes first, so ties rotate instead of always favouring the
-    /// same queue (which could starve another queue that keeps tying with it).
-    candidates: BinaryHeap<Reverse<(PathKey, AllocationId, QueueIdx)>>,
+    /// Queues to offer the node to, in order; kept across heartbeats where the policy allows
+    /// (see [`QueueOrder`]). Every change to a queue's usage, demand or last allocation calls
+    /// `touch`; every other change that may move keys calls `forget`.
+    order: QueueOrder,
     /// Runnable apps per user, for the users' running-apps limits.
     user_running: HashMap<String, u32>,
     /// Slot reservation holds and per-stage state.
@@ -152,7 +150,7 @@ impl Scheduler {
             policy,
             app_policies: Vec::new(),
             leaf_app_policy: Vec::new(),
-            candidates: BinaryHeap::new(),
+            order: QueueOrder::default(),
             user_running: HashMap::new(),
             reservations: Reservations::default(),
             reserving: false,
@@ -256,6 +254,7 @@ impl Scheduler {
 
     /// Adds a queue to the state (or revives a retired one of that name) and returns its index.
     fn upsert_queue(&mut self, config: &QueueConfig) -> QueueIdx {
+        self.order.forget();
         let now = self.state.now_ms;
         match self.state.queue_index.get(&config.name) {
             Some(&i) => {
@@ -273,6 +272,7 @@ impl Scheduler {
         let q = &self.state.queues[qi];
         if q.retired && !q.removed && !q.has_apps() {
             self.state.remove_queue(qi);
+            self.order.forget();
         }
     }
 
@@ -334,6 +334,7 @@ impl Scheduler {
         }
         self.policy = policy::build(&queue_file);
         self.state.set_parents(&queue_file.root_acls, &queue_file.parents);
+        self.order.forget();
         let rebuild_app_policies = queue_file.uwfq != self.queue_file.uwfq;
         let reservations_changed = self.queue_file.slot_reservation != queue_file.slot_reservation
             || self
@@ -534,6 +535,7 @@ impl Scheduler {
             }
             runtime.push((config, r));
         }
+        self.order.forget();
         let mut warnings = Vec::new();
         let mut warn_skip = |message: String| {
             warn!(%message, "restore");
@@ -624,6 +626,7 @@ impl Scheduler {
         self.state.insert_node(Node { id, host, rack, capacity, allocated: Resources::ZERO, containers: 0 });
         self.state.node_count += 1;
         self.state.capacity += capacity;
+        self.order.forget();
         debug!(node = id, %capacity, "node added");
         Ok(())
     }
@@ -633,11 +636,14 @@ impl Scheduler {
         let node = self.state.take_node(id).ok_or(CoreError::UnknownNode(id))?;
         self.state.node_count -= 1;
         self.state.capacity -= node.capacity;
+        self.order.forget();
         self.reservations.node_removed(id);
         if self.reserving && node.containers > 0 {
             // Tasks on a vanished node did not finish: they leave their stages without a duration.
-            let on_node: Vec<(AllocationId, Allocation)> =
+            let mut on_node: Vec<(AllocationId, Allocation)> =
                 self.state.allocations.iter().filter(|(_, a)| a.node == id).map(|(&k, a)| (k, *a)).collect();
+            // In start order, whatever order the table keeps.
+            on_node.sort_unstable_by_key(|&(k, _)| k);
             for (aid, a) in on_node {
                 self.reservations.container_ended(&self.state, aid, &a, false, 0);
             }
@@ -653,6 +659,7 @@ impl Scheduler {
         let old = std::mem::replace(&mut node.capacity, capacity);
         self.state.capacity -= old;
         self.state.capacity += capacity;
+        self.order.forget();
         // A shrunk node gives up holds before running containers.
         self.reservations.make_room(&self.state, id, None);
         debug!(node = id, %old, new = %capacity, "node resource updated");
@@ -809,6 +816,7 @@ impl Scheduler {
         let at = q.apps.partition_point(|&a| apps[a].as_ref().is_some_and(|a| a.seq < seq));
         q.apps.insert(at, idx);
         q.pending_containers += n;
+        self.order.touch(qi);
         q.pending_resources += r;
         if !started {
             q.apps_waiting_for_am += 1;
@@ -864,6 +872,7 @@ impl Scheduler {
         let q = &mut self.state.queues[app.queue];
         q.am_usage -= app.am_resources;
         if runnable {
+            self.order.touch(app.queue);
             q.pending_containers -= app.asks.pending_containers();
             q.pending_resources -= app.asks.pending_resources();
             if !app.started {
@@ -908,6 +917,7 @@ impl Scheduler {
         let (new_n, new_r, qi) = (app.asks.pending_containers(), app.asks.pending_resources(), app.queue);
         let q = &mut self.state.queues[qi];
         q.pending_containers = q.pending_containers - old_n + new_n;
+        self.order.touch(qi);
         q.pending_resources = q.pending_resources - old_r + new_r;
         self.state.roll_up(qi, |p| {
             p.pending_containers = p.pending_containers - old_n + new_n;
@@ -1064,6 +1074,7 @@ impl Scheduler {
         q.integrate(now);
         q.usage -= a.resources;
         q.running_containers -= 1;
+        self.order.touch(qi);
         self.state.roll_up(qi, |p| {
             p.usage -= a.resources;
             p.running_containers -= 1;
@@ -1224,34 +1235,24 @@ impl Scheduler {
     /// top proposes a placement, which starts. Returns how many containers started.
     fn serve_queues(&mut self, at: Target, limit: usize, out: &mut Vec<Decision>) -> usize {
         let mut free = self.free_on(at.node);
-        // Heapify once (O(Q)), then re-key only the queue that was served: keys depend on a
-        // queue's own state, so a heartbeat costs O(Q + D log Q) for D decisions.
-        let mut heap = std::mem::take(&mut self.candidates).into_vec();
-        heap.clear();
-        let policy = self.policy.as_ref();
-        let state = &self.state;
-        heap.extend(
-            state
-                .queues
-                .iter()
-                .enumerate()
-                .filter(|(_, q)| q.pending_containers > 0)
-                .map(|(i, q)| Reverse((PathKey::of(state, i, policy.queue_key(state, i)), q.last_served, i))),
-        );
-        self.candidates = BinaryHeap::from(heap);
+        // Keys depend on a queue's own state, so a heartbeat re-keys only the queues that
+        // changed (or, where the order cannot be kept, heapifies all in O(Q)) and then the
+        // queue it served: O(D log Q) for D decisions.
+        let hierarchical = self.state.hierarchical();
+        let keep = self.policy.keys_follow_queue_state() && !hierarchical;
+        self.order.prepare(&self.state, self.policy.as_ref(), keep);
         // In a tree, serving a leaf raises its ancestors' shares and so the keys of its
         // relatives, which stay in the heap with their old keys. Keys only grow during the
         // loop, so an entry whose key is stale is an underestimate: re-key it when it comes up
         // and take the top only when its key is current.
-        let hierarchical = self.state.hierarchical();
         let mut fair: Option<FairShares> = None;
         let mut made = 0;
         while made < limit {
-            let Some(Reverse((key, served, qi))) = self.candidates.pop() else { break };
+            let Some((key, served, qi)) = self.order.first() else { break };
             if hierarchical {
                 let current = PathKey::of(&self.state, qi, self.policy.queue_key(&self.state, qi));
                 if current != key {
-                    self.candidates.push(Reverse((current, served, qi)));
+                    self.order.rekey_first(current, served, qi);
                     continue;
                 }
             }
@@ -1275,7 +1276,10 @@ impl Scheduler {
             });
             let offer = NodeOffer { node: at.node, host: at.host, rack: at.rack, free: room, am_room };
             let app_policy = &mut self.app_policies[self.leaf_app_policy[qi]].1;
-            let Some((app, p)) = app_policy.select(&self.state, qi, &offer) else { continue };
+            let Some((app, p)) = app_policy.select(&self.state, qi, &offer) else {
+                self.order.pass_first(qi);
+                continue;
+            };
             debug_assert!(p.resources.fits_in(&offer.free), "app policy placed more than the node has free");
             out.push(self.commit(at, app, p));
             if p.resources.fits_in(&free) {
@@ -1286,12 +1290,9 @@ impl Scheduler {
                 free = self.free_on(at.node);
             }
             made += 1;
-            let q = &self.state.queues[qi];
-            if q.pending_containers > 0 {
-                let key = PathKey::of(&self.state, qi, self.policy.queue_key(&self.state, qi));
-                self.candidates.push(Reverse((key, q.last_served, qi)));
-            }
+            self.order.requeue_first(&self.state, self.policy.as_ref(), qi);
         }
+        self.order.finish(&self.state, self.policy.as_ref());
         made
     }
 
@@ -1338,6 +1339,7 @@ impl Scheduler {
         q.integrate(now);
         q.usage += resources;
         q.last_served = id;
+        self.order.touch(qi);
         q.running_containers += 1;
         if let Origin::Ask { .. } = origin {
             q.pending_containers -= 1;

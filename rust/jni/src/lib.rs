@@ -1,9 +1,9 @@
 //! The JNI bridge between the Java shim (`org.tidal.yarn.TidalNative`) and `tidal-core`.
 //!
-//! This crate knows JNI and nothing of policy: every entry point decodes primitive arrays,
-//! calls one method of [`tidal_core::Scheduler`], encodes the answer, and maps failures to Java
-//! exceptions. The wire layout of the arrays is defined in `TidalNative.java` and mirrored in
-//! [`wire`].
+//! This crate knows JNI and nothing of policy: every entry point decodes primitive arrays (the
+//! node heartbeat, the hot path, a direct buffer that it reads and writes in place), calls one
+//! method of [`tidal_core::Scheduler`], encodes the answer, and maps failures to Java
+//! exceptions. The wire layout is defined in `TidalNative.java` and mirrored in [`wire`].
 //!
 //! Safety net: every entry point runs inside [`guard`], which catches Rust panics and raises
 //! `TidalPanicException`, and turns `Err` into the `TidalException` subclass of its kind (see
@@ -23,7 +23,7 @@
 mod log_buffer;
 pub mod wire;
 
-use jni::objects::{JClass, JIntArray, JLongArray, JObjectArray, JString};
+use jni::objects::{JByteBuffer, JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jintArray, jlong, jstring};
 use jni::JNIEnv;
 use once_cell::sync::Lazy;
@@ -229,6 +229,40 @@ fn read_longs(env: &mut JNIEnv, array: &JLongArray, buf: &mut Vec<i64>) -> Bridg
     buf.resize(len, 0);
     env.get_long_array_region(array, 0, buf)?;
     Ok(())
+}
+
+/// A direct `ByteBuffer`'s memory seen as longs in native byte order, for one call: the Java
+/// caller owns the buffer and does not touch it during the call. Elements are read and written
+/// one at a time (unaligned), so no Rust reference into Java memory is ever made.
+struct DirectLongs {
+    ptr: *mut i64,
+    len: usize,
+}
+
+impl DirectLongs {
+    fn of(env: &mut JNIEnv, buffer: &JByteBuffer, what: &str) -> BridgeResult<DirectLongs> {
+        if buffer.is_null() {
+            return Err(BridgeError::invalid(format!("{what} must not be null")));
+        }
+        let ptr = env
+            .get_direct_buffer_address(buffer)
+            .map_err(|_| BridgeError::invalid(format!("{what} must be a direct ByteBuffer")))?;
+        let len = env.get_direct_buffer_capacity(buffer)? / std::mem::size_of::<i64>();
+        Ok(DirectLongs { ptr: ptr.cast(), len })
+    }
+
+    fn get(&self, i: usize) -> i64 {
+        assert!(i < self.len, "direct buffer read past its capacity");
+        // SAFETY: `i` is within the buffer's capacity, which the JVM keeps mapped while the
+        // caller holds the buffer (it does, for the whole call).
+        unsafe { self.ptr.add(i).read_unaligned() }
+    }
+
+    fn set(&self, i: usize, v: i64) {
+        assert!(i < self.len, "direct buffer write past its capacity");
+        // SAFETY: as in `get`.
+        unsafe { self.ptr.add(i).write_unaligned(v) }
+    }
 }
 
 fn read_locations(env: &mut JNIEnv, array: &JIntArray, what: &str) -> BridgeResult<Vec<u32>> {
@@ -474,23 +508,23 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_nodeHeartbeat<'l>(
     handle: jlong,
     node: jint,
     now_ms: jlong,
-    completed: JLongArray<'l>,
-    out: JLongArray<'l>,
+    exchange: JByteBuffer<'l>,
+    completed: jint,
+    max_decisions: jint,
 ) -> jint {
     guard(&mut env, |env| {
         let node = wire::node_id(node)?;
-        if out.is_null() {
-            return Err(BridgeError::invalid("heartbeat output array must not be null".into()));
-        }
-        let capacity = env.get_array_length(&out)? as usize / wire::DECISION_STRIDE;
+        let buffer = DirectLongs::of(env, &exchange, "heartbeat buffer")?;
+        let (completed, max_decisions) = wire::heartbeat_exchange(buffer.len, completed, max_decisions)?;
         with_instance(handle, |inst| {
-            read_longs(env, &completed, &mut inst.longs)?;
             inst.ids.clear();
-            for &id in inst.longs.iter() {
-                inst.ids.push(wire::allocation_id(id)?);
+            for i in 0..completed {
+                inst.ids.push(wire::allocation_id(buffer.get(i))?);
             }
-            let made = heartbeat(inst, node, now_ms, capacity)?;
-            env.set_long_array_region(&out, 0, &inst.longs)?;
+            let made = heartbeat(inst, node, now_ms, max_decisions)?;
+            for (i, &v) in inst.longs.iter().enumerate() {
+                buffer.set(i, v);
+            }
             Ok(made as jint)
         })
     })

@@ -108,6 +108,24 @@ pub fn decode_asks(raw: &[i64], out: &mut Vec<Ask>) -> WireResult<()> {
     Ok(())
 }
 
+/// The layout of one heartbeat's exchange buffer of `longs` longs: `completed` allocation ids
+/// come in from its start and up to `max_decisions` decision records go out from its start, so
+/// the buffer must hold either. Returns the two counts.
+pub fn heartbeat_exchange(longs: usize, completed: i32, max_decisions: i32) -> WireResult<(usize, usize)> {
+    let completed =
+        usize::try_from(completed).map_err(|_| WireError(format!("completed count {completed} is negative")))?;
+    let max =
+        usize::try_from(max_decisions).map_err(|_| WireError(format!("decision count {max_decisions} is negative")))?;
+    let needed = completed.max(max.saturating_mul(DECISION_STRIDE));
+    if needed > longs {
+        return Err(WireError(format!(
+            "heartbeat buffer holds {longs} longs; {completed} completed ids and {max} decision records of \
+             {DECISION_STRIDE} need {needed}"
+        )));
+    }
+    Ok((completed, max))
+}
+
 /// Encodes decisions as `[allocationId, appKey, priority, locality, memoryMb, vcores]` records.
 pub fn encode_decisions(decisions: &[Decision], out: &mut Vec<i64>) {
     out.clear();
@@ -164,6 +182,16 @@ mod tests {
         encode_decisions(&[d, d], &mut out);
         assert_eq!(&out[..6], &[9, 4, 20, 1, 2048, 2]);
         assert_eq!(out.len(), 12);
+    }
+
+    #[test]
+    fn the_heartbeat_exchange_must_hold_the_ids_in_and_the_records_out() {
+        assert_eq!(heartbeat_exchange(60, 60, 10), Ok((60, 10)));
+        assert_eq!(heartbeat_exchange(60, 0, 0), Ok((0, 0)));
+        assert!(heartbeat_exchange(60, 61, 1).unwrap_err().0.contains("61 completed ids"));
+        assert!(heartbeat_exchange(59, 0, 10).unwrap_err().0.contains("need 60"));
+        assert!(heartbeat_exchange(60, -1, 1).unwrap_err().0.contains("negative"));
+        assert!(heartbeat_exchange(60, 1, -1).unwrap_err().0.contains("negative"));
     }
 
     #[test]

@@ -18,4 +18,8 @@ impl Policy for Drf {
     fn queue_key(&self, state: &ClusterState, queue: QueueIdx) -> QueueKey {
         QueueKey::drf(state, queue, 0)
     }
+
+    fn keys_follow_queue_state(&self) -> bool {
+        true
+    }
 }

@@ -131,6 +131,14 @@ pub trait Policy: Send {
     /// scheduler recomputes it only for the queue that was just served.
     fn queue_key(&self, state: &ClusterState, queue: QueueIdx) -> QueueKey;
 
+    /// Whether [`Policy::queue_key`] depends on nothing but the queue's configuration, usage and
+    /// demand and the cluster's capacity (not on time, nor on what `begin_heartbeat` fixed):
+    /// then the scheduler keeps the queue order across heartbeats and re-keys only the queues
+    /// whose counters changed.
+    fn keys_follow_queue_state(&self) -> bool {
+        false
+    }
+
     /// The policy's durable state, in its own JSON format, or `None` when it keeps nothing that
     /// the cluster state and the configuration do not give back.
     fn snapshot(&self, _state: &ClusterState) -> Option<serde_json::Value> {

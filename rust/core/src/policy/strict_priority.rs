@@ -17,4 +17,8 @@ impl Policy for StrictPriority {
         let tier = if state.queues[queue].config.is_latency_sensitive() { 0 } else { 1 };
         QueueKey::drf(state, queue, tier)
     }
+
+    fn keys_follow_queue_state(&self) -> bool {
+        true
+    }
 }

@@ -1,5 +1,6 @@
 package org.tidal.yarn;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -55,8 +56,10 @@ final class ClusterNodes {
   private final TreeSet<Integer> freeNodeIds = new TreeSet<Integer>();
   private int nextNodeId;
 
-  /** Decision buffer of the heartbeat, sized for the per-heartbeat cap. */
-  private long[] decisions = new long[0];
+  /** The heartbeat's exchange buffer: completed ids in, decisions out; grown as needed. */
+  private ByteBuffer exchange = TidalNative.heartbeatBuffer(0);
+
+  private int maxAssign;
 
   ClusterNodes(
       TidalScheduler scheduler,
@@ -89,9 +92,13 @@ final class ClusterNodes {
 
   /** Makes room for up to {@code maxAssign} decisions per heartbeat. */
   void setMaxAssignPerHeartbeat(int maxAssign) {
-    int capacity = maxAssign * TidalNative.DECISION_STRIDE;
-    if (decisions.length != capacity) {
-      decisions = new long[capacity];
+    this.maxAssign = maxAssign;
+    ensureExchange(maxAssign * TidalNative.DECISION_STRIDE);
+  }
+
+  private void ensureExchange(int longs) {
+    if (exchange.capacity() < longs * Long.BYTES) {
+      exchange = TidalNative.heartbeatBuffer(longs);
     }
   }
 
@@ -271,7 +278,13 @@ final class ClusterNodes {
 
     int decided;
     try {
-      decided = TidalNative.nodeHeartbeat(core.handle(), id, core.nowMs(), completedIds, decisions);
+      ensureExchange(completedIds.length);
+      for (int i = 0; i < completedIds.length; i++) {
+        exchange.putLong(i * Long.BYTES, completedIds[i]);
+      }
+      decided =
+          TidalNative.nodeHeartbeat(
+              core.handle(), id, core.nowMs(), exchange, completedIds.length, maxAssign);
     } catch (TidalException e) {
       // The heartbeat frees completed allocations before deciding; releasing them again is a
       // no-op when that already happened and keeps the core's accounting right when it did not.
@@ -285,7 +298,7 @@ final class ClusterNodes {
       throw e;
     }
     for (int i = 0; i < decided; i++) {
-      materializer.materialize(node, decisions, i * TidalNative.DECISION_STRIDE);
+      materializer.materialize(node, exchange, i * TidalNative.DECISION_STRIDE);
     }
     publishAvailable();
   }

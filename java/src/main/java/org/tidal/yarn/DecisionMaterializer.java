@@ -1,5 +1,6 @@
 package org.tidal.yarn;
 
+import java.nio.ByteBuffer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -35,15 +36,23 @@ final class DecisionMaterializer {
     this.ids = ids;
   }
 
-  /** Turns the decision record at {@code offset} into a container on {@code node}. */
-  void materialize(FiCaSchedulerNode node, long[] d, int offset) {
-    long allocationId = d[offset + TidalNative.DEC_ALLOCATION_ID];
-    FiCaSchedulerApp app = attempts.attempt(d[offset + TidalNative.DEC_APP_KEY]);
-    Priority priority = Priority.newInstance((int) d[offset + TidalNative.DEC_PRIORITY]);
+  private static long field(ByteBuffer d, int offset, int field) {
+    return d.getLong((offset + field) * Long.BYTES);
+  }
+
+  /**
+   * Turns the decision record at long index {@code offset} of {@code d} (a heartbeat buffer) into a
+   * container on {@code node}.
+   */
+  void materialize(FiCaSchedulerNode node, ByteBuffer d, int offset) {
+    long allocationId = field(d, offset, TidalNative.DEC_ALLOCATION_ID);
+    FiCaSchedulerApp app = attempts.attempt(field(d, offset, TidalNative.DEC_APP_KEY));
+    Priority priority = Priority.newInstance((int) field(d, offset, TidalNative.DEC_PRIORITY));
     Resource capability =
         Resource.newInstance(
-            (int) d[offset + TidalNative.DEC_MEMORY_MB], (int) d[offset + TidalNative.DEC_VCORES]);
-    int locality = (int) d[offset + TidalNative.DEC_LOCALITY];
+            (int) field(d, offset, TidalNative.DEC_MEMORY_MB),
+            (int) field(d, offset, TidalNative.DEC_VCORES));
+    int locality = (int) field(d, offset, TidalNative.DEC_LOCALITY);
     String failure;
     RMContainer rmContainer = null;
     if (app == null) {

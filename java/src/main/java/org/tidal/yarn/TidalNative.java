@@ -1,5 +1,8 @@
 package org.tidal.yarn;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
 /**
  * The JNI boundary to the Rust scheduling core ({@code libtidal_jni.so}).
  *
@@ -139,12 +142,25 @@ public final class TidalNative {
       int[] blacklistRemovals);
 
   /**
-   * One node heartbeat: first frees the completed allocations, then decides what to start on the
-   * node. Writes decision records into {@code out} (at most {@code out.length / DECISION_STRIDE})
-   * and returns how many it wrote.
+   * One node heartbeat through {@code exchange}, a buffer from {@link #heartbeatBuffer} that
+   * carries both ways with nothing copied across the boundary: the caller puts the {@code
+   * completedCount} completed allocation ids as longs at its start; the call frees them, decides
+   * what to start on the node, writes up to {@code maxDecisions} decision records ({@link
+   * #DECISION_STRIDE} longs each) from the start and returns how many. The buffer must hold {@code
+   * max(completedCount, maxDecisions * DECISION_STRIDE)} longs.
    */
   public static native int nodeHeartbeat(
-      long handle, int nodeId, long nowMs, long[] completedAllocationIds, long[] out);
+      long handle,
+      int nodeId,
+      long nowMs,
+      ByteBuffer exchange,
+      int completedCount,
+      int maxDecisions);
+
+  /** A buffer of {@code longs} longs for {@link #nodeHeartbeat}: direct, in native byte order. */
+  public static ByteBuffer heartbeatBuffer(int longs) {
+    return ByteBuffer.allocateDirect(longs * Long.BYTES).order(ByteOrder.nativeOrder());
+  }
 
   /**
    * Frees one allocation outside a heartbeat (killed, expired, preempted, or a decision the shim

@@ -45,8 +45,8 @@ public class TestTidalHistory {
   }
 
   private void heartbeat(long nowMs) {
-    long[] out = new long[10 * TidalNative.DECISION_STRIDE];
-    TidalNative.nodeHeartbeat(handle, 0, nowMs, new long[0], out);
+    TidalNative.nodeHeartbeat(
+        handle, 0, nowMs, TidalNative.heartbeatBuffer(10 * TidalNative.DECISION_STRIDE), 0, 10);
   }
 
   @Test

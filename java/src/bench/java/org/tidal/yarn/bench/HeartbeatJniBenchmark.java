@@ -1,5 +1,6 @@
 package org.tidal.yarn.bench;
 
+import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -28,9 +29,10 @@ import org.tidal.yarn.TidalNative;
  *
  * <ul>
  *   <li>nativeHeartbeat: TidalNative.nodeHeartbeat handing back the previous ten allocations and
- *       returning ten new decisions (steady state of a busy node).
- *   <li>javaBaseline: the same Java-side work (id bookkeeping, a ten-record decision buffer filled
- *       in Java) without crossing into native code.
+ *       returning ten new decisions (steady state of a busy node) through the direct exchange
+ *       buffer.
+ *   <li>javaBaseline: the same Java-side work (id bookkeeping, ten decision records written to the
+ *       same buffer in Java) without crossing into native code.
  * </ul>
  *
  * <p>main() runs both in a forked JVM and prints the difference of their sampled medians.
@@ -50,7 +52,8 @@ public class HeartbeatJniBenchmark {
   private static final int PRIORITY = 1;
 
   private long handle;
-  private final long[] decisions = new long[DECISIONS * TidalNative.DECISION_STRIDE];
+  private final ByteBuffer exchange =
+      TidalNative.heartbeatBuffer(DECISIONS * TidalNative.DECISION_STRIDE);
   private final long[] completed = new long[DECISIONS];
   private long now;
   private long nextJavaId = 1;
@@ -75,7 +78,7 @@ public class HeartbeatJniBenchmark {
     ask[TidalNative.ASK_MEMORY_MB] = 1024;
     ask[TidalNative.ASK_VCORES] = 1;
     TidalNative.allocate(handle, APP, ask, null, null, null);
-    int made = TidalNative.nodeHeartbeat(handle, NODE, ++now, new long[0], decisions);
+    int made = TidalNative.nodeHeartbeat(handle, NODE, ++now, exchange, 0, DECISIONS);
     check(made);
     collectIds();
   }
@@ -87,7 +90,8 @@ public class HeartbeatJniBenchmark {
 
   @Benchmark
   public int nativeHeartbeat() {
-    int made = TidalNative.nodeHeartbeat(handle, NODE, ++now, completed, decisions);
+    putCompleted();
+    int made = TidalNative.nodeHeartbeat(handle, NODE, ++now, exchange, DECISIONS, DECISIONS);
     check(made);
     collectIds();
     return made;
@@ -95,30 +99,42 @@ public class HeartbeatJniBenchmark {
 
   @Benchmark
   public int javaBaseline() {
-    int made = javaHeartbeat(decisions);
+    putCompleted();
+    int made = javaHeartbeat();
     check(made);
     collectIds();
     return made;
   }
 
   /** Writes ten decision records the way the native side does, in plain Java. */
-  private int javaHeartbeat(long[] out) {
-    int records = Math.min(DECISIONS, out.length / TidalNative.DECISION_STRIDE);
-    for (int i = 0; i < records; i++) {
+  private int javaHeartbeat() {
+    for (int i = 0; i < DECISIONS; i++) {
       int offset = i * TidalNative.DECISION_STRIDE;
-      out[offset + TidalNative.DEC_ALLOCATION_ID] = nextJavaId++;
-      out[offset + TidalNative.DEC_APP_KEY] = APP;
-      out[offset + TidalNative.DEC_PRIORITY] = PRIORITY;
-      out[offset + TidalNative.DEC_LOCALITY] = TidalNative.LOCALITY_OFF_SWITCH;
-      out[offset + TidalNative.DEC_MEMORY_MB] = 1024;
-      out[offset + TidalNative.DEC_VCORES] = 1;
+      put(offset + TidalNative.DEC_ALLOCATION_ID, nextJavaId++);
+      put(offset + TidalNative.DEC_APP_KEY, APP);
+      put(offset + TidalNative.DEC_PRIORITY, PRIORITY);
+      put(offset + TidalNative.DEC_LOCALITY, TidalNative.LOCALITY_OFF_SWITCH);
+      put(offset + TidalNative.DEC_MEMORY_MB, 1024);
+      put(offset + TidalNative.DEC_VCORES, 1);
     }
-    return records;
+    return DECISIONS;
+  }
+
+  private void put(int index, long value) {
+    exchange.putLong(index * Long.BYTES, value);
+  }
+
+  /** The previous heartbeat's allocations, as the shim hands them in. */
+  private void putCompleted() {
+    for (int i = 0; i < DECISIONS; i++) {
+      put(i, completed[i]);
+    }
   }
 
   private void collectIds() {
     for (int i = 0; i < DECISIONS; i++) {
-      completed[i] = decisions[i * TidalNative.DECISION_STRIDE + TidalNative.DEC_ALLOCATION_ID];
+      int index = i * TidalNative.DECISION_STRIDE + TidalNative.DEC_ALLOCATION_ID;
+      completed[i] = exchange.getLong(index * Long.BYTES);
     }
   }
 

@@ -128,10 +128,16 @@ public class TestTidalMetrics {
     assertEquals(0.0, (Double) attribute(etl, "FairShare"), 1e-9);
     assertEquals(0L, ((Number) attribute(etl, "Apps")).longValue());
 
+    // Each source has its own JMX cache, which may predate the admission round: wait as above.
     String late = TidalMetrics.sourceName("root.late");
-    assertEquals("rejected", attribute(late, "tag.AdmissionClass"));
+    waitFor(
+        "root.late rejected in JMX",
+        () -> "rejected".equals(attribute(late, "tag.AdmissionClass")));
 
     String cluster = TidalMetrics.SCHEDULER_RECORD;
+    waitFor(
+        "the rejected queue counted in JMX",
+        () -> ((Number) attribute(cluster, "RejectedQueues")).intValue() == 1);
     assertEquals("bopf", attribute(cluster, "tag.Policy"));
     assertEquals(3, ((Number) attribute(cluster, "Queues")).intValue());
     assertEquals(1, ((Number) attribute(cluster, "HardQueues")).intValue());

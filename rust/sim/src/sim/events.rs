@@ -155,11 +155,10 @@ impl EventQueue {
             let Reverse(e) = self.far.pop().expect("peeked");
             self.place(e);
         }
-        let mut due = std::mem::take(&mut self.slots[slot(self.cur)]);
+        // The slot's buffer goes too: kept, every slot would hold its busiest millisecond's room.
+        let due = std::mem::take(&mut self.slots[slot(self.cur)]);
         self.in_slots -= due.len();
-        self.current.extend(due.drain(..).map(Reverse));
-        // Hand the slot's buffer back, to be reused when the wheel comes round.
-        self.slots[slot(self.cur)] = due;
+        self.current.extend(due.into_iter().map(Reverse));
         true
     }
 

@@ -66,8 +66,9 @@ pub struct Nodes {
     /// Pending containers per normalised capability.
     pending_caps: BTreeMap<[i64; DIMS], u64>,
     pending_total: u64,
-    min_cap: Option<Resources>,
-    min_cap_stale: bool,
+    /// Per resource, how many of `pending_caps`' capabilities ask each amount: their first keys
+    /// are the component-wise minimum, kept without a scan of every capability.
+    cap_amounts: [BTreeMap<i64, u32>; DIMS],
     cursor: Cursor,
     /// A capability at least this large (component-wise) fits no parked node: every parked
     /// node was found not to fit some capability below it. `None` when some parked node
@@ -101,8 +102,7 @@ impl Nodes {
             max_assign,
             pending_caps: BTreeMap::new(),
             pending_total: 0,
-            min_cap: None,
-            min_cap_stale: false,
+            cap_amounts: std::array::from_fn(|_| BTreeMap::new()),
             cursor: Cursor { gen: 0, active: false, pos: 0, idle: 0 },
             park_floor: None,
             recheck_scheduled: false,
@@ -141,12 +141,13 @@ impl Nodes {
         self.nodes[n as usize].usable = usable;
     }
 
-    fn min_cap(&mut self) -> Option<Resources> {
-        if self.min_cap_stale {
-            self.min_cap = self.pending_caps.keys().map(|k| Resources(*k)).reduce(|a, b| a.min(&b));
-            self.min_cap_stale = false;
+    /// The component-wise minimum of the pending capabilities.
+    fn min_cap(&self) -> Option<Resources> {
+        let mut min = [0; DIMS];
+        for (m, amounts) in min.iter_mut().zip(&self.cap_amounts) {
+            *m = *amounts.keys().next()?;
         }
-        self.min_cap
+        Some(Resources(min))
     }
 
     pub fn pending_total(&self) -> u64 {
@@ -154,17 +155,20 @@ impl Nodes {
     }
 
     /// Whether node `n` could start a pending container.
-    pub fn fits_pending(&mut self, n: u32) -> bool {
+    pub fn fits_pending(&self, n: u32) -> bool {
         self.pending_total > 0 && self.min_cap().is_some_and(|m| m.fits_in(&self.nodes[n as usize].usable))
     }
 
     /// `count` more containers of capability `cap` (normalised) are pending.
     pub fn add_pending(&mut self, cap: &Resources, count: u64, now: i64, events: &mut EventQueue) {
-        *self.pending_caps.entry(cap.0).or_default() += count;
-        self.pending_total += count;
-        if !self.min_cap_stale {
-            self.min_cap = Some(self.min_cap.map_or(*cap, |m| m.min(cap)));
+        let pending = self.pending_caps.entry(cap.0).or_default();
+        if *pending == 0 {
+            for (amounts, v) in self.cap_amounts.iter_mut().zip(cap.0) {
+                *amounts.entry(v).or_default() += 1;
+            }
         }
+        *pending += count;
+        self.pending_total += count;
         let covered = self.park_floor.is_some_and(|f| covers(cap, &f));
         if !covered {
             self.restart_cursor(now, events);
@@ -178,7 +182,14 @@ impl Nodes {
             *c -= 1;
             if *c == 0 {
                 self.pending_caps.remove(&cap.0);
-                self.min_cap_stale = true;
+                for (amounts, v) in self.cap_amounts.iter_mut().zip(cap.0) {
+                    if let Some(k) = amounts.get_mut(&v) {
+                        *k -= 1;
+                        if *k == 0 {
+                            amounts.remove(&v);
+                        }
+                    }
+                }
             }
         }
     }

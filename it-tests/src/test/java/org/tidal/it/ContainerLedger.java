@@ -66,9 +66,14 @@ public final class ContainerLedger extends AuxiliaryService {
       return endedNanos >= 0;
     }
 
-    /** Killed on the RM's order (or aborted or preempted by it) rather than finished or stopped. */
+    /**
+     * Killed on the RM's order (or aborted or preempted by it) rather than finished or stopped. A
+     * process that exited 0 finished its work, whatever arrived after: an AM that stops a finished
+     * task's container also releases it, and under load the RM's clean-up of the release can reach
+     * the NodeManager before the AM's own stop does, which labels the container with the RM's kill.
+     */
     boolean killedByRm() {
-      if (!ended()) {
+      if (!ended() || exitStatus == ContainerExitStatus.SUCCESS) {
         return false;
       }
       return exitStatus == ContainerExitStatus.KILLED_BY_RESOURCEMANAGER

@@ -51,6 +51,13 @@ pub mod exceptions {
     pub const ALL: [&str; 6] = [INVALID, NOT_FOUND, CONFLICT, FORBIDDEN, BRIDGE, PANIC];
 }
 
+/// The version of the contract between this library and the Java shim: the native methods'
+/// signatures and the wire records' layout. `NativeLoader` refuses a library whose number differs
+/// from its own, because a jar and a library from different builds would pass arguments the other
+/// side reads as other types and crash the JVM. Bump it with `NativeLoader.BRIDGE_VERSION`
+/// whenever `TidalNative`'s natives or constants change (a test holds both to a fingerprint).
+pub const BRIDGE_VERSION: jint = 2;
+
 /// A scheduler plus scratch buffers reused across calls so the heartbeat does not allocate.
 struct Instance {
     scheduler: Scheduler,
@@ -723,6 +730,14 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_diagnosticPanic<'l>(
         let message = string(env, &message, "panic message")?;
         panic!("{message}");
     })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_NativeLoader_bridgeVersion<'l>(
+    _env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jint {
+    BRIDGE_VERSION
 }
 
 #[cfg(test)]

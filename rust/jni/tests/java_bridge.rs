@@ -116,3 +116,44 @@ fn every_exception_class_the_bridge_raises_is_a_java_tidal_exception() {
         assert!(src.contains(&format!("class {simple} {extends}")), "{class} must be declared `{extends}`");
     }
 }
+
+/// The bridge version and the fingerprint of the contract it names. When `TidalNative`'s natives
+/// or constants change, bump the version on both sides and record the new fingerprint here.
+const RECORDED_CONTRACT: (i32, u64) = (2, 0xa949_f491_86e0_1986);
+
+/// FNV-1a over `TidalNative`'s native declarations and constants, whitespace collapsed: what a
+/// jar and a library must agree on.
+fn contract_fingerprint() -> u64 {
+    let src = strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join(format!("{NATIVE_CLASS}.java"))));
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    for decl in src.split(';') {
+        let start = decl.find(" native ").or_else(|| decl.find("static final "));
+        let Some(at) = start else { continue };
+        let normalised = decl[at..].split_whitespace().collect::<Vec<_>>().join(" ");
+        for byte in normalised.bytes().chain(std::iter::once(b';')) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+#[test]
+fn the_bridge_version_names_the_contract_and_both_sides_agree_on_it() {
+    let loader = strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join("org/tidal/yarn/NativeLoader.java")));
+    let java_version = loader
+        .split(';')
+        .find_map(|decl| decl.split("int BRIDGE_VERSION =").nth(1))
+        .expect("NativeLoader declares BRIDGE_VERSION")
+        .trim()
+        .parse::<i32>()
+        .expect("BRIDGE_VERSION is an int literal");
+    assert_eq!(java_version, tidal_jni::BRIDGE_VERSION, "NativeLoader.BRIDGE_VERSION and the library's differ");
+    let fingerprint = contract_fingerprint();
+    assert_eq!(
+        RECORDED_CONTRACT,
+        (tidal_jni::BRIDGE_VERSION, fingerprint),
+        "TidalNative's natives or constants changed: bump BRIDGE_VERSION in NativeLoader.java and rust/jni/src/lib.rs \
+         and record ({}, {fingerprint:#x}) here",
+        tidal_jni::BRIDGE_VERSION + 1
+    );
+}

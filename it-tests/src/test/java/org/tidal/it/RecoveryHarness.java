@@ -1,9 +1,6 @@
 package org.tidal.it;
 
 import java.io.File;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -214,7 +211,7 @@ final class RecoveryHarness implements AutoCloseable {
     Map<String, String> rmAddresses = new LinkedHashMap<>();
     if (resourceManagers == 1) {
       for (String key : RM_ADDRESSES) {
-        rmAddresses.put(key, host + ":" + freePort(host));
+        rmAddresses.put(key, host + ":" + FreePorts.belowEphemeral(host));
       }
     } else {
       List<String> ids = new ArrayList<>();
@@ -224,7 +221,7 @@ final class RecoveryHarness implements AutoCloseable {
       conf.set(YarnConfiguration.RM_HA_IDS, String.join(",", ids));
       for (String id : ids) {
         for (String key : RM_ADDRESSES) {
-          rmAddresses.put(HAUtil.addSuffix(key, id), host + ":" + freePort(host));
+          rmAddresses.put(HAUtil.addSuffix(key, id), host + ":" + FreePorts.belowEphemeral(host));
         }
       }
     }
@@ -277,12 +274,6 @@ final class RecoveryHarness implements AutoCloseable {
       throw e;
     }
     return harness;
-  }
-
-  private static int freePort(String host) throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
-      return socket.getLocalPort();
-    }
   }
 
   SchedulerUnderTest scheduler() {

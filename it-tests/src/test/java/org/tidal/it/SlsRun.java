@@ -2,8 +2,6 @@ package org.tidal.it;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -80,7 +78,7 @@ final class SlsRun {
     if (!html.isEmpty()) {
       Files.createSymbolicLink(outDir.resolve("html"), Paths.get(html).toAbsolutePath());
     }
-    int port = webPort > 0 ? webPort : freePort();
+    int port = webPort > 0 ? webPort : FreePorts.belowEphemeral("0.0.0.0");
     List<String> cmd = new ArrayList<>();
     cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(HarnessSettings.inheritedModuleFlags());
@@ -141,14 +139,6 @@ final class SlsRun {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
         process.destroyForcibly().waitFor();
       }
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 

@@ -6,7 +6,6 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -87,7 +86,7 @@ public class TezHintsIT {
   @Test(timeout = 300_000)
   public void tezAmPublishesHintsAndTokensAreBoundToTheirApp() throws Exception {
     // The AM cannot discover a port the RM bound at 0: the endpoint gets a fixed free one.
-    int restPort = freeLoopbackPort();
+    int restPort = FreePorts.belowEphemeral(InetAddress.getLoopbackAddress().getHostAddress());
     String restAddress = "127.0.0.1:" + restPort;
     Logger restLog = Logger.getLogger(REST_LOGGER);
     Level restLevel = restLog.getLevel();
@@ -287,12 +286,6 @@ public class TezHintsIT {
         throw new AssertionError(app + " still " + state + " 60 s after its work finished");
       }
       Thread.sleep(250);
-    }
-  }
-
-  private static int freeLoopbackPort() throws Exception {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
     }
   }
 }

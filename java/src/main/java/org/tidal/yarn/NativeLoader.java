@@ -5,7 +5,8 @@ import java.io.File;
 /**
  * Loads {@code libtidal_jni} once per JVM. The system property {@value #LIBRARY_PROPERTY}, a full
  * path to the shared library, wins when set; otherwise the library is looked up on {@code
- * java.library.path}.
+ * java.library.path}. A library from another build than this jar is refused before any call into
+ * it: its functions would read this jar's arguments as other types and crash the JVM.
  */
 public final class NativeLoader {
   /** System property naming the shared library file to load instead of searching. */
@@ -13,6 +14,12 @@ public final class NativeLoader {
 
   /** Library name for {@link System#loadLibrary}. */
   public static final String LIBRARY_NAME = "tidal_jni";
+
+  /**
+   * The contract between this jar and the library: {@link TidalNative}'s natives and wire
+   * constants. Equal to the library's {@code BRIDGE_VERSION}; bump both when either changes.
+   */
+  public static final int BRIDGE_VERSION = 2;
 
   private static boolean loaded;
 
@@ -49,8 +56,25 @@ public final class NativeLoader {
             e);
       }
     }
+    int found;
+    try {
+      found = bridgeVersion();
+    } catch (UnsatisfiedLinkError older) {
+      found = 1;
+    }
+    if (found != BRIDGE_VERSION) {
+      throw new UnsatisfiedLinkError(
+          "Tidal native library: the library speaks bridge version "
+              + found
+              + ", this jar version "
+              + BRIDGE_VERSION
+              + "; install the jar and the library of the same build");
+    }
     loaded = true;
   }
+
+  /** The library's {@code BRIDGE_VERSION}; libraries before version 2 lack it. */
+  private static native int bridgeVersion();
 
   private static UnsatisfiedLinkError linkError(String message, UnsatisfiedLinkError cause) {
     UnsatisfiedLinkError error =

@@ -2,6 +2,7 @@
 //! replays (`java/replay`) so that nothing but this crate reads specs and traces. The shape is
 //! `schema/workload.schema.json`, which the replayer validates every document against.
 
+use crate::model::Job;
 use crate::runner::Prepared;
 use crate::spec::Spec;
 use anyhow::{anyhow, Result};
@@ -13,7 +14,7 @@ use tidal_core::{ResourceKind, Resources, Scheduler};
 pub const VERSION: u32 = 1;
 
 #[derive(Serialize)]
-pub struct WorkloadDoc {
+pub struct WorkloadDoc<'a> {
     pub version: u32,
     pub name: String,
     pub seed: u64,
@@ -25,7 +26,8 @@ pub struct WorkloadDoc {
     /// The allocation file the simulated scheduler ran with, LQ declarations included: the real
     /// ResourceManager's queue file for a like-for-like run.
     pub allocations_xml: String,
-    pub jobs: Vec<JobDoc>,
+    /// Each job as the model holds it (see [`Job`]'s serialisation).
+    pub jobs: &'a [Job],
 }
 
 #[derive(Serialize)]
@@ -35,61 +37,17 @@ pub struct ClusterDoc {
     pub heartbeat_ms: i64,
 }
 
-#[derive(Serialize)]
-pub struct JobDoc {
-    pub name: String,
-    pub queue: String,
-    pub user: String,
-    pub class: String,
-    pub arrival_ms: i64,
-    pub deadline_ms: Option<i64>,
-    pub stages: Vec<StageDoc>,
-}
-
-#[derive(Serialize)]
-pub struct StageDoc {
-    pub name: String,
-    /// Indices of the stages that must finish before this one starts.
-    pub parents: Vec<u32>,
-    /// Every task's container; resources the task does not ask for are left out.
-    pub resources: BTreeMap<String, i64>,
-    /// One entry per task: how long it holds its container.
-    pub task_durations_ms: Vec<u32>,
-}
-
 fn named(r: &Resources) -> BTreeMap<String, i64> {
     ResourceKind::ALL.iter().filter(|k| r.get(**k) > 0).map(|k| (k.name().to_string(), r.get(*k))).collect()
 }
 
 /// The prepared run of `spec` as a workload document.
-pub fn workload_doc(spec: &Spec, p: &Prepared) -> Result<WorkloadDoc> {
+pub fn workload_doc<'a>(spec: &Spec, p: &'a Prepared) -> Result<WorkloadDoc<'a>> {
     let sched = Scheduler::from_xml(&p.queue_xml, p.settings).map_err(|e| anyhow!("queue file: {e}"))?;
     let policy = match sched.app_policy_name() {
         "fifo" => sched.policy_name().to_string(),
         app => format!("{}/{app}", sched.policy_name()),
     };
-    let jobs = p
-        .jobs
-        .iter()
-        .map(|j| JobDoc {
-            name: j.name.clone(),
-            queue: j.queue.clone(),
-            user: j.user.clone(),
-            class: j.class.clone(),
-            arrival_ms: j.arrival_ms,
-            deadline_ms: j.deadline_ms,
-            stages: j
-                .stages
-                .iter()
-                .map(|s| StageDoc {
-                    name: s.name.clone(),
-                    parents: s.parents.clone(),
-                    resources: named(&s.demand),
-                    task_durations_ms: s.durations_ms.clone(),
-                })
-                .collect(),
-        })
-        .collect();
     Ok(WorkloadDoc {
         version: VERSION,
         name: spec.name.clone(),
@@ -101,6 +59,6 @@ pub fn workload_doc(spec: &Spec, p: &Prepared) -> Result<WorkloadDoc> {
         },
         policy,
         allocations_xml: p.queue_xml.clone(),
-        jobs,
+        jobs: &p.jobs,
     })
 }

@@ -180,7 +180,8 @@ fn main_inner(cli: Cli) -> Result<()> {
         }
         Cmd::Workload { spec, out, seed, policy } => {
             let s = load_spec(&spec, seed, policy)?;
-            let doc = export::workload_doc(&s, &runner::prepare(&s, false)?)?;
+            let prepared = runner::prepare(&s, false)?;
+            let doc = export::workload_doc(&s, &prepared)?;
             std::fs::write(&out, serde_json::to_string(&doc)?)
                 .with_context(|| format!("cannot write {}", out.display()))?;
             eprintln!("{} jobs of {} ({}) in {}", doc.jobs.len(), s.name, doc.policy, out.display());

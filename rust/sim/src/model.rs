@@ -4,18 +4,28 @@
 //! per request priority). Orders and critical paths come from the core's DAG model
 //! (`tidal_core::dag`), which also holds what a job's ApplicationMaster believes about it.
 
+use serde::Serialize;
 use tidal_core::dag::{self, DagError, JobDag};
-use tidal_core::Resources;
+use tidal_core::{ResourceKind, Resources};
 
-#[derive(Clone, Debug, PartialEq)]
+/// A stage serialises as the workload document's stage (`schema/workload.schema.json`), which
+/// real-cluster replays read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Stage {
     pub name: String,
     /// Indices of the stages that must all finish before this one may start (a barrier).
     pub parents: Vec<u32>,
-    /// Container capability of every task of the stage.
+    /// Container capability of every task of the stage; resources it does not ask for are left
+    /// out of the document.
+    #[serde(rename = "resources", serialize_with = "named_resources")]
     pub demand: Resources,
-    /// One entry per task.
+    /// One entry per task: how long it holds its container.
+    #[serde(rename = "task_durations_ms")]
     pub durations_ms: Vec<u32>,
+}
+
+fn named_resources<S: serde::Serializer>(r: &Resources, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(ResourceKind::ALL.iter().filter(|k| r.get(**k) > 0).map(|k| (k.name(), r.get(*k))))
 }
 
 impl Stage {
@@ -40,8 +50,8 @@ pub struct JobTemplate {
     pub queue: Option<String>,
 }
 
-/// A job instance ready to run.
-#[derive(Clone, Debug, PartialEq)]
+/// A job instance ready to run; it serialises as the workload document's job.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Job {
     pub name: String,
     pub queue: String,
@@ -55,7 +65,8 @@ pub struct Job {
     /// What runs: each stage's real container size and each task's real duration.
     pub stages: Vec<Stage>,
     /// What the job's ApplicationMaster believes before it runs, and sends as its DAG hints
-    /// (see [`estimate_of`]); the same structure as `stages`.
+    /// (see [`estimate_of`]); the same structure as `stages`. A replay's AM derives its own.
+    #[serde(skip)]
     pub estimate: JobDag,
 }
 

@@ -19,7 +19,8 @@ fn schema_check(doc: &Value) -> Result<(), String> {
 fn exported(spec: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments").join(spec);
     let spec = Spec::load(&path).expect("spec loads");
-    let doc = workload_doc(&spec, &prepare(&spec, false).expect("spec prepares")).expect("exports");
+    let prepared = prepare(&spec, false).expect("spec prepares");
+    let doc = workload_doc(&spec, &prepared).expect("exports");
     serde_json::to_value(doc).expect("serialises")
 }
 

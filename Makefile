@@ -75,7 +75,8 @@ demo-sim: deps
 # Hadoop 2.7.7's Scheduler Load Simulator on one trace under Tidal and under FairScheduler at once,
 # with SLS's web views on ports 10001 (Tidal) and 10002 (FairScheduler) while they run; SLS's
 # outputs go to it-tests/target/sls/{tidal,fair}, then a summary per scheduler. Without SLS_INPUT
-# the synthetic trace; else e.g. SLS_INPUT="-inputrumen /path/to/2jobs2min-rumen-jh.json".
+# the synthetic trace; SLS_INPUT=-rumen the same trace as a Rumen job trace; else e.g.
+# SLS_INPUT="-inputrumen /path/to/2jobs2min-rumen-jh.json" or "-inputsls FILE".
 # SLS_HTML=<hadoop-2.7.7>/share/hadoop/tools/sls/html gives the web view its charts' scripts.
 SLS_INPUT ?=
 SLS_HTML ?=

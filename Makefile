@@ -132,10 +132,12 @@ cluster-image: jar
 	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) test-compile
 	it-tests/cluster/layout.sh $(CURDIR)/it-tests/target/cluster.classpath $(NATIVE_DIR)/libtidal_jni.so \
 	  hadoop-conf/tidal-queues.xml docker/build/hadoop copy
-	# What make cluster-run submits besides MapReduce, for clients only: Tez and the test DAG.
+	# What make cluster-run submits besides MapReduce, for clients only: Tez and the test DAG, whose
+	# containers take tidal-replay's system class loader.
 	mkdir -p docker/build/hadoop/share/tez
 	tr ':' '\n' <it-tests/target/cluster.classpath | grep '/org/apache/tez/' | xargs -r cp -t docker/build/hadoop/share/tez
 	jar cf docker/build/hadoop/share/tez/tidal-it-workloads.jar -C it-tests/target/test-classes org/tidal/it
+	cp java/replay/target/tidal-replay.jar docker/build/hadoop/share/tez/
 	base=$$(docker/base-image.sh $(BASE_IMAGE)) && \
 	  docker build -q --network host --build-arg BASE_IMAGE=$$base -t tidal-hadoop:2.7.7 -f docker/Dockerfile docker/build
 

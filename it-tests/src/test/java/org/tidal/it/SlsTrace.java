@@ -121,7 +121,7 @@ final class SlsTrace {
           t.put("container.host", task.host());
           t.put("container.start.ms", job.startMs());
           t.put("container.end.ms", job.startMs() + task.lengthMs());
-          // MapReduce's priorities, which SLS's rumen reader also uses: maps 20, reduces 10.
+          // The priorities SLS's MapReduce AM asks with whatever a trace says: maps 20, reduces 10.
           t.put("container.priority", task.map() ? 20 : 10);
           t.put("container.type", task.map() ? "map" : "reduce");
           containers.add(t);

@@ -75,7 +75,8 @@ demo-sim: deps
 # Hadoop 2.7.7's Scheduler Load Simulator on one trace under Tidal and under FairScheduler at once,
 # with SLS's web views on ports 10001 (Tidal) and 10002 (FairScheduler) while they run; SLS's
 # outputs go to it-tests/target/sls/{tidal,fair}, then a summary per scheduler. Without SLS_INPUT
-# the synthetic trace; else e.g. SLS_INPUT="-inputrumen /path/to/2jobs2min-rumen-jh.json".
+# the synthetic trace; SLS_INPUT=-rumen the same trace as a Rumen job trace; else e.g.
+# SLS_INPUT="-inputrumen /path/to/2jobs2min-rumen-jh.json" or "-inputsls FILE".
 # SLS_HTML=<hadoop-2.7.7>/share/hadoop/tools/sls/html gives the web view its charts' scripts.
 SLS_INPUT ?=
 SLS_HTML ?=
@@ -131,10 +132,12 @@ cluster-image: jar
 	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) test-compile
 	it-tests/cluster/layout.sh $(CURDIR)/it-tests/target/cluster.classpath $(NATIVE_DIR)/libtidal_jni.so \
 	  hadoop-conf/tidal-queues.xml docker/build/hadoop copy
-	# What make cluster-run submits besides MapReduce, for clients only: Tez and the test DAG.
+	# What make cluster-run submits besides MapReduce, for clients only: Tez and the test DAG, whose
+	# containers take tidal-replay's system class loader.
 	mkdir -p docker/build/hadoop/share/tez
 	tr ':' '\n' <it-tests/target/cluster.classpath | grep '/org/apache/tez/' | xargs -r cp -t docker/build/hadoop/share/tez
 	jar cf docker/build/hadoop/share/tez/tidal-it-workloads.jar -C it-tests/target/test-classes org/tidal/it
+	cp java/replay/target/tidal-replay.jar docker/build/hadoop/share/tez/
 	base=$$(docker/base-image.sh $(BASE_IMAGE)) && \
 	  docker build -q --network host --build-arg BASE_IMAGE=$$base -t tidal-hadoop:2.7.7 -f docker/Dockerfile docker/build
 

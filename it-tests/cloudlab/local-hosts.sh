@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Stand-ins for CloudLab nodes on this machine: N network namespaces cl-node0..cl-nodeN-1 on a
 # bridge (in a namespace of its own, cl-net), addresses 10.232.0.10+i, each with its own host
-# name and /etc/hosts (UTS and mount namespaces, as it-tests/cluster/cluster.sh does) and an
-# sshd that takes one generated key. deploy.yml then reaches them over ssh like CloudLab nodes.
+# name and /etc/hosts (UTS and mount namespaces; ../cluster/netns.sh, shared with the namespace
+# cluster) and an sshd that takes one generated key. deploy.yml then reaches them over ssh like
+# CloudLab nodes.
 # This machine joins the bridge as 10.232.0.1 (cl-h). Root only.
 #
 #   local-hosts.sh up N DIR    DIR gets the keys, sshd configs, logs and the hosts file;
@@ -13,6 +14,8 @@ set -euo pipefail
 SUBNET=10.232.0
 NET=cl-net
 die() { echo "local-hosts.sh: $*" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=../cluster/netns.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../cluster/netns.sh"
 
 address() { echo "$SUBNET.$((10 + $1))"; }
 
@@ -37,22 +40,10 @@ up() {
     for ((i = 0; i < n; i++)); do echo "$(address $i) cl-node$i"; done
   } >"$dir/hosts"
 
-  ip netns add "$NET"
-  ip -n "$NET" link set lo up
-  ip -n "$NET" link add br0 type bridge
-  ip -n "$NET" link set br0 up
-  ip link add cl-h type veth peer name uplink netns "$NET"
-  ip -n "$NET" link set uplink master br0 up
-  ip addr add "$SUBNET.1/24" dev cl-h
-  ip link set cl-h up
+  netns_bridge_up "$NET" cl-h "$SUBNET.1"
   for ((i = 0; i < n; i++)); do
     host=cl-node$i
-    ip netns add "$host"
-    ip -n "$host" link set lo up
-    ip -n "$NET" link add "v-$host" type veth peer name eth0 netns "$host"
-    ip -n "$NET" link set "v-$host" master br0 up
-    ip -n "$host" addr add "$(address $i)/24" dev eth0
-    ip -n "$host" link set eth0 up
+    netns_host_up "$NET" "$host" "$(address $i)"
     cat >"$dir/ssh/sshd_config.$host" <<EOF
 ListenAddress $(address $i)
 HostKey $dir/ssh/host_ed25519
@@ -66,10 +57,8 @@ PidFile none
 Subsystem sftp internal-sftp
 EOF
     # sshd and every session it starts see the host's name and hosts file.
-    ip netns exec "$host" unshare --uts --mount -- \
-      sh -c 'hostname "$1" && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"' node \
-      "$host" "$dir/hosts" "$sshd" -D -e -f "$dir/ssh/sshd_config.$host" \
-      </dev/null >"$dir/sshd.$host.log" 2>&1 &
+    netns_spawn "$host" "$dir/hosts" "$sshd" -D -e -f "$dir/ssh/sshd_config.$host" \
+      </dev/null >"$dir/sshd.$host.log" 2>&1
   done
   # Each sshd answers before this returns.
   local deadline=$((SECONDS + 20))
@@ -83,14 +72,10 @@ EOF
 }
 
 down() {
-  local host left
-  for host in $(hosts_up) "$NET"; do
-    left=$(ip netns pids "$host" 2>/dev/null || true)
-    # shellcheck disable=SC2086 # one pid per word
-    [[ -z $left ]] || kill -KILL $left 2>/dev/null || true
-    ip netns del "$host" 2>/dev/null || true
-  done
-  ip link del cl-h 2>/dev/null || true # gone with its peer; left if up stopped half-way
+  local host hosts
+  mapfile -t hosts < <(hosts_up)
+  for host in "${hosts[@]}" "$NET"; do netns_kill "$host"; done
+  netns_down cl-h "${hosts[@]}" "$NET"
 }
 
 ((EUID == 0)) || die "needs root (network namespaces, mounts)"

@@ -29,6 +29,8 @@ NMS=(tidal-nm1 tidal-nm2 tidal-nm3)
 RM=tidal-rm
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=netns.sh
+. "$here/netns.sh"
 
 # --- shared by both backends -------------------------------------------------------------------
 
@@ -93,36 +95,16 @@ ns_require() {
   command -v jq >/dev/null || die "jq is missing (health check)"
 }
 
+# This machine joins the cluster's bridge as tidal-client.
 ns_network_up() {
-  # The bridge lives in a namespace of its own: the host's FORWARD policy (DROP once docker is
-  # installed) then never sees the cluster's traffic. This machine joins it by a veth of its own,
-  # as tidal-client.
-  ip netns add "$NET"
-  ip -n "$NET" link set lo up
-  ip -n "$NET" link add br0 type bridge
-  ip -n "$NET" link set br0 up
-  ip link add tidal-h type veth peer name uplink netns "$NET"
-  ip -n "$NET" link set uplink master br0 up
-  ip addr add "$(ns_address tidal-client)/24" dev tidal-h
-  ip link set tidal-h up
+  netns_bridge_up "$NET" tidal-h "$(ns_address tidal-client)"
   local host
   for host in "$RM" "${NMS[@]}"; do
-    ip netns add "$host"
-    ip -n "$host" link set lo up
-    ip -n "$NET" link add "v-$host" type veth peer name eth0 netns "$host"
-    ip -n "$NET" link set "v-$host" master br0 up
-    ip -n "$host" addr add "$(ns_address "$host")/24" dev eth0
-    ip -n "$host" link set eth0 up
+    netns_host_up "$NET" "$host" "$(ns_address "$host")"
   done
 }
 
-ns_network_down() {
-  local host
-  for host in "${NMS[@]}" "$RM" "$NET"; do
-    ip netns del "$host" 2>/dev/null || true
-  done
-  ip link del tidal-h 2>/dev/null || true # gone with its peer; left if set-up stopped half-way
-}
+ns_network_down() { netns_down tidal-h "${NMS[@]}" "$RM" "$NET"; }
 
 ns_hosts_file() {
   {
@@ -137,14 +119,12 @@ ns_hosts_file() {
 ns_start_daemon() {
   local host=$1 role=$2 node_dir=$CLUSTER_DIR/nodes/$1
   mkdir -p "$node_dir/logs"
-  # Each host gets its name (a UTS namespace) and the cluster's hosts file (a bind mount in a
-  # mount namespace of its own), then runs the same entry point as a docker node.
+  # Each host runs the same entry point as a docker node, with these settings in its environment.
+  # shellcheck disable=SC2097,SC2098 # the arguments take this shell's values, the same ones
   CLUSTER_DIR=$CLUSTER_DIR NODE_DIR=$node_dir HADOOP_HOME=$CLUSTER_DIR/hadoop \
     NM_MEMORY_MB=${NM_MEMORY_MB:-4096} NM_VCORES=${NM_VCORES:-4} \
-    ip netns exec "$host" unshare --uts --mount -- \
-    sh -c 'hostname "$1" && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"' node \
-    "$host" "$CLUSTER_DIR/hosts" "$CLUSTER_DIR/hadoop/bin/hadoop-node.sh" "$role" \
-    </dev/null >>"$node_dir/logs/$role.log" 2>&1 &
+    netns_spawn "$host" "$CLUSTER_DIR/hosts" "$CLUSTER_DIR/hadoop/bin/hadoop-node.sh" "$role" \
+    </dev/null >>"$node_dir/logs/$role.log" 2>&1
   echo $! >"$node_dir/$role.pid"
 }
 
@@ -161,12 +141,7 @@ ns_stop_daemon() {
     rm -f "$pidfile"
   fi
   # Whatever still runs in the host's namespace, its pid file lost or not.
-  local left
-  left=$(ip netns pids "$host" 2>/dev/null || true)
-  if [[ -n $left ]]; then
-    # shellcheck disable=SC2086 # one pid per word
-    kill -KILL $left 2>/dev/null || true
-  fi
+  netns_kill "$host"
 }
 
 # Every daemon started is still running; otherwise the tail of the first dead one's log.

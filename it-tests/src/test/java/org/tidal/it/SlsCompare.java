@@ -20,9 +20,10 @@ import org.codehaus.jackson.map.ObjectMapper;
  * {@code make sls}: the same trace through Hadoop's SLS under Tidal and under FairScheduler, at the
  * same time (SLS runs in real time and mostly waits), each with its web view, then a summary per
  * scheduler. Arguments: the output directory, then nothing (the synthetic trace of {@link
- * SlsTrace}), {@code -inputsls FILE} or {@code -inputrumen FILE} (such as SLS's sample
- * 2jobs2min-rumen-jh.json). Every run uses it-tests/sls/nodes.json: the trace's own host names need
- * not resolve on this machine, and requests for them fall back to other nodes.
+ * SlsTrace}), {@code -rumen} (the same trace as a Rumen job trace), {@code -inputsls FILE} or
+ * {@code -inputrumen FILE} (such as SLS's sample 2jobs2min-rumen-jh.json). Every run uses
+ * it-tests/sls/nodes.json: the trace's own host names need not resolve on this machine, and
+ * requests for them fall back to other nodes.
  */
 public final class SlsCompare {
   /** Web view ports: SLS's default for Tidal, the next one for FairScheduler. */
@@ -45,6 +46,17 @@ public final class SlsCompare {
     Path trace = dir.resolve("synthetic-trace.json");
     SlsTrace.write(trace, nodesFile());
     return List.of("-inputsls", trace.toString());
+  }
+
+  /**
+   * Writes the synthetic trace as a Rumen job trace into {@code dir} and returns SLS's input
+   * arguments for it.
+   */
+  static List<String> syntheticRumenInput(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    Path trace = dir.resolve("synthetic-rumen-trace.json");
+    SlsTrace.writeRumen(trace, nodesFile());
+    return List.of("-inputrumen", trace.toString());
   }
 
   /** Starts both schedulers' runs on one input; web ports 0 pick free ones. */
@@ -98,15 +110,16 @@ public final class SlsCompare {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 1 && args.length != 3) {
-      System.err.println("usage: SlsCompare OUTDIR [-inputsls FILE | -inputrumen FILE]");
+    boolean synthetic = args.length == 1 || (args.length == 2 && args[1].equals("-rumen"));
+    if (!synthetic && args.length != 3) {
+      System.err.println("usage: SlsCompare OUTDIR [-rumen | -inputsls FILE | -inputrumen FILE]");
       System.exit(2);
     }
     Path outDir = Paths.get(args[0]).toAbsolutePath();
     List<String> input;
-    if (args.length == 1) {
-      input = syntheticInput(outDir);
-      System.out.println("Synthetic SLS trace (" + input.get(1) + "):");
+    if (synthetic) {
+      input = args.length == 1 ? syntheticInput(outDir) : syntheticRumenInput(outDir);
+      System.out.println("Synthetic trace (" + String.join(" ", input) + "):");
       System.out.println(SlsTrace.describe());
     } else {
       if (!args[1].equals("-inputsls") && !args[1].equals("-inputrumen")) {

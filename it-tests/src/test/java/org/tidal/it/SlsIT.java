@@ -27,7 +27,8 @@ import org.junit.Test;
  * containers in every queue and SLS's per-queue metrics name exactly the trace's queues. Under
  * Tidal, while all three queues demand at least their weighted shares, the 2:1:1 weights decide
  * their shares of the cluster, and SLS's web view serves the cluster's and a queue's real-time
- * numbers while the run goes on.
+ * numbers while the run goes on. The same trace as a Rumen job trace runs under Tidal to the same
+ * end.
  */
 public class SlsIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -65,41 +66,86 @@ public class SlsIT {
     assertEquals("track view: " + track, "a", track.path("queueName").getTextValue());
     assertTrue("track view: " + track, track.path("demand.memory").getDoubleValue() > 0);
 
+    for (SlsRun run : runs.values()) {
+      SlsResult result = assertTraceRan(run);
+      if (run.scheduler == SlsRun.Scheduler.TIDAL) {
+        assertWeightedShares(run.scheduler.label, result);
+        assertTrackedUsage(run, "job_a1");
+      }
+    }
+  }
+
+  /**
+   * The same trace as a Rumen job trace, SLS's other input ({@code -inputrumen}, the format of its
+   * samples), under Tidal alone: SLS reads the jobs with Rumen's reader and tracks one by its
+   * MapReduce job id.
+   */
+  @Test(timeout = 200_000)
+  public void slsRunsTheRumenTraceUnderTidal() throws Exception {
+    Path work = Paths.get(System.getProperty("it.work.dir", "target/it-work"), "sls-rumen");
+    List<String> input = SlsCompare.syntheticRumenInput(work);
+    String tracked = SlsTrace.rumenJobId(0).toString();
+    SlsRun run =
+        SlsRun.start(
+            SlsRun.Scheduler.TIDAL,
+            input,
+            SlsCompare.nodesFile(),
+            work.resolve("tidal"),
+            0,
+            tracked);
+    try {
+      assertEquals(
+          "SLS under " + run.scheduler.label + " exit code (log " + run.outDir + "/sls.log)",
+          0,
+          run.await(RUN_TIMEOUT_SECONDS));
+    } finally {
+      run.stop();
+    }
+    assertEquals("jobs SLS's Rumen reader finds", SlsTrace.JOBS.size(), SlsCompare.jobsIn(input));
+    assertTraceRan(run);
+    assertTrackedUsage(run, tracked);
+  }
+
+  /**
+   * What every run of the trace must show: SLS saw every job finish and recorded metrics for
+   * exactly the trace's queues, and the RM's QueueMetrics count at least the trace's containers in
+   * every queue.
+   */
+  private static SlsResult assertTraceRan(SlsRun run) throws IOException {
     Map<String, Long> expected = new TreeMap<>();
     for (SlsTrace.Job job : SlsTrace.JOBS) {
       expected.merge(job.queue(), (long) job.containers(), Long::sum);
     }
-    for (SlsRun run : runs.values()) {
-      SlsResult result = SlsResult.read(run.outDir);
-      String label = run.scheduler.label;
-      System.out.println(
-          result.summary(
-              label,
-              SlsTrace.JOBS.size(),
-              SlsCompare.CLUSTER_MB,
-              SlsTrace.WEIGHTS,
-              SlsTrace.SETTLE_SECONDS));
-      assertEquals(label + ": jobs finished", SlsTrace.JOBS.size(), result.jobs.size());
-      assertEquals(label + ": queues in SLS's metrics", SlsTrace.queues(), result.queues);
-      for (Map.Entry<String, Long> queue : expected.entrySet()) {
-        long allocated = result.containersAllocated.getOrDefault(queue.getKey(), 0L);
-        assertTrue(
-            label
-                + ": queue "
-                + queue.getKey()
-                + " allocated "
-                + allocated
-                + " containers, the trace needs "
-                + queue.getValue(),
-            allocated >= queue.getValue());
-      }
-      if (run.scheduler == SlsRun.Scheduler.TIDAL) {
-        assertWeightedShares(label, result);
-        // SLS's per-job gauges of the tracked job, from Tidal's application reports.
-        Path usage = run.outDir.resolve("metrics/variable.app.job_a1.usage.memory.csv");
-        assertTrue(label + ": " + usage + " shows no usage", maxValue(usage) > 0);
-      }
+    SlsResult result = SlsResult.read(run.outDir);
+    String label = run.scheduler.label;
+    System.out.println(
+        result.summary(
+            label,
+            SlsTrace.JOBS.size(),
+            SlsCompare.CLUSTER_MB,
+            SlsTrace.WEIGHTS,
+            SlsTrace.SETTLE_SECONDS));
+    assertEquals(label + ": jobs finished", SlsTrace.JOBS.size(), result.jobs.size());
+    assertEquals(label + ": queues in SLS's metrics", SlsTrace.queues(), result.queues);
+    for (Map.Entry<String, Long> queue : expected.entrySet()) {
+      long allocated = result.containersAllocated.getOrDefault(queue.getKey(), 0L);
+      assertTrue(
+          label
+              + ": queue "
+              + queue.getKey()
+              + " allocated "
+              + allocated
+              + " containers, the trace needs "
+              + queue.getValue(),
+          allocated >= queue.getValue());
     }
+    return result;
+  }
+
+  /** SLS's per-job gauges of the tracked job, from Tidal's application reports. */
+  private static void assertTrackedUsage(SlsRun run, String job) throws IOException {
+    Path usage = run.outDir.resolve("metrics/variable.app." + job + ".usage.memory.csv");
+    assertTrue(run.scheduler.label + ": " + usage + " shows no usage", maxValue(usage) > 0);
   }
 
   /** The largest value of one of SLS's gauge CSVs ("t,value" lines). */

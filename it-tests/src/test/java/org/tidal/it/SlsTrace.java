@@ -1,6 +1,7 @@
 package org.tidal.it;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,6 +11,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.JobID;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
+import org.apache.hadoop.mapreduce.TaskID;
+import org.apache.hadoop.mapreduce.TaskType;
+import org.apache.hadoop.mapreduce.jobhistory.JobFinishedEvent;
+import org.apache.hadoop.mapreduce.jobhistory.JobSubmittedEvent;
+import org.apache.hadoop.mapreduce.jobhistory.MapAttemptFinishedEvent;
+import org.apache.hadoop.mapreduce.jobhistory.ReduceAttemptFinishedEvent;
+import org.apache.hadoop.mapreduce.jobhistory.TaskAttemptStartedEvent;
+import org.apache.hadoop.mapreduce.jobhistory.TaskFinishedEvent;
+import org.apache.hadoop.mapreduce.jobhistory.TaskStartedEvent;
+import org.apache.hadoop.tools.rumen.JobBuilder;
+import org.apache.hadoop.tools.rumen.JsonObjectMapperWriter;
+import org.apache.hadoop.tools.rumen.LoggedJob;
 import org.apache.hadoop.yarn.sls.utils.SLSUtils;
 import org.codehaus.jackson.map.ObjectMapper;
 
@@ -54,45 +70,159 @@ final class SlsTrace {
    */
   static final int SETTLE_SECONDS = 5;
 
+  /** The job tracker's start time in the Rumen trace's job ids, and its jobs' time origin. */
+  private static final String RUMEN_CLUSTER_TIMESTAMP = "1400000000000";
+
+  /** MapReduce's job history state of a successful task and attempt. */
+  private static final String SUCCEEDED = "SUCCEEDED";
+
   private SlsTrace() {}
 
   static List<String> queues() {
     return new ArrayList<>(new TreeMap<>(WEIGHTS).keySet());
   }
 
-  /** Writes the trace to {@code file}, its tasks on the nodes of SLS's nodes file. */
-  static void write(Path file, Path nodesFile) throws IOException {
+  /**
+   * Where each job's tasks ran: per job of {@link #JOBS}, its maps then its reduces, each on the
+   * next node of SLS's nodes file in turn (SLS's "/rack/host" names).
+   */
+  private static List<List<Task>> tasks(Path nodesFile) throws IOException {
     List<String> hosts = new ArrayList<>(SLSUtils.parseNodesFromNodeFile(nodesFile.toString()));
     hosts.sort(null);
+    List<List<Task>> jobs = new ArrayList<>();
+    int next = 0;
+    for (Job job : JOBS) {
+      List<Task> tasks = new ArrayList<>();
+      for (int i = 0; i < job.maps() + job.reduces(); i++) {
+        boolean map = i < job.maps();
+        tasks.add(
+            new Task(hosts.get(next++ % hosts.size()), map, map ? job.mapMs() : job.reduceMs()));
+      }
+      jobs.add(tasks);
+    }
+    return jobs;
+  }
+
+  /** One task: the node it ran on, map or reduce, and how long. */
+  private record Task(String host, boolean map, long lengthMs) {}
+
+  /**
+   * Writes the trace to {@code file} in SLS's format, its tasks on the nodes of {@code nodesFile}.
+   */
+  static void write(Path file, Path nodesFile) throws IOException {
+    List<List<Task>> tasks = tasks(nodesFile);
     ObjectMapper json = new ObjectMapper();
     try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-      int task = 0;
-      for (Job job : JOBS) {
-        List<Map<String, Object>> tasks = new ArrayList<>();
-        for (int i = 0; i < job.maps() + job.reduces(); i++) {
-          boolean map = i < job.maps();
-          long length = map ? job.mapMs() : job.reduceMs();
+      for (int i = 0; i < JOBS.size(); i++) {
+        Job job = JOBS.get(i);
+        List<Map<String, Object>> containers = new ArrayList<>();
+        for (Task task : tasks.get(i)) {
           Map<String, Object> t = new LinkedHashMap<>();
-          t.put("container.host", hosts.get(task++ % hosts.size()));
+          t.put("container.host", task.host());
           t.put("container.start.ms", job.startMs());
-          t.put("container.end.ms", job.startMs() + length);
-          // MapReduce's priorities, which SLS's rumen reader also uses: maps 20, reduces 10.
-          t.put("container.priority", map ? 20 : 10);
-          t.put("container.type", map ? "map" : "reduce");
-          tasks.add(t);
+          t.put("container.end.ms", job.startMs() + task.lengthMs());
+          // The priorities SLS's MapReduce AM asks with whatever a trace says: maps 20, reduces 10.
+          t.put("container.priority", task.map() ? 20 : 10);
+          t.put("container.type", task.map() ? "map" : "reduce");
+          containers.add(t);
         }
-        Map<String, Object> j = new LinkedHashMap<>();
-        j.put("am.type", "mapreduce");
-        j.put("job.start.ms", job.startMs());
-        j.put("job.end.ms", job.startMs() + job.mapMs() + job.reduceMs());
-        j.put("job.queue.name", job.queue());
-        j.put("job.id", job.id());
-        j.put("job.user", "sls");
-        j.put("job.tasks", tasks);
-        out.write(json.writeValueAsString(j));
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put("am.type", "mapreduce");
+        entry.put("job.start.ms", job.startMs());
+        entry.put("job.end.ms", job.startMs() + job.mapMs() + job.reduceMs());
+        entry.put("job.queue.name", job.queue());
+        entry.put("job.id", job.id());
+        entry.put("job.user", "sls");
+        entry.put("job.tasks", containers);
+        out.write(json.writeValueAsString(entry));
         out.write('\n');
       }
     }
+  }
+
+  /**
+   * Writes the trace to {@code file} as a Rumen job trace, the input of {@code SLSRunner
+   * -inputrumen}: each job as MapReduce's job history would log it, folded into Rumen's LoggedJob
+   * by Rumen's own JobBuilder (as Rumen's TraceBuilder does with history files) and written by its
+   * JSON writer. Jobs get real job ids ({@link #rumenJobId}; the job name is the synthetic id) and
+   * submit times from RUMEN_CLUSTER_TIMESTAMP on, which SLS takes relative to the first job's.
+   * Every task has one successful attempt; reduces start when the job's maps end.
+   */
+  static void writeRumen(Path file, Path nodesFile) throws IOException {
+    List<List<Task>> tasks = tasks(nodesFile);
+    try (OutputStream out = Files.newOutputStream(file);
+        JsonObjectMapperWriter<LoggedJob> writer = new JsonObjectMapperWriter<>(out, true)) {
+      for (int j = 0; j < JOBS.size(); j++) {
+        writer.write(rumenJob(rumenJobId(j), JOBS.get(j), tasks.get(j)));
+      }
+    }
+  }
+
+  /** The Rumen trace's job id of {@code JOBS.get(index)}. */
+  static JobID rumenJobId(int index) {
+    return new JobID(RUMEN_CLUSTER_TIMESTAMP, index + 1);
+  }
+
+  private static LoggedJob rumenJob(JobID id, Job job, List<Task> tasks) {
+    long submit = Long.parseLong(RUMEN_CLUSTER_TIMESTAMP) + job.startMs();
+    JobBuilder history = new JobBuilder(id.toString());
+    history.process(new JobSubmittedEvent(id, job.id(), "sls", submit, "", Map.of(), job.queue()));
+    int[] index = new int[2];
+    for (Task task : tasks) {
+      TaskType type = task.map() ? TaskType.MAP : TaskType.REDUCE;
+      TaskID taskId = new TaskID(id, type, index[task.map() ? 0 : 1]++);
+      TaskAttemptID attempt = new TaskAttemptID(taskId, 0);
+      long start = task.map() ? submit : submit + job.mapMs();
+      long end = start + task.lengthMs();
+      String[] rackHost = SLSUtils.getRackHostName(task.host());
+      String rack = "/" + rackHost[0];
+      history.process(new TaskStartedEvent(taskId, start, type, ""));
+      history.process(
+          new TaskAttemptStartedEvent(
+              attempt, type, start, "tracker_" + rackHost[1], 0, 0, "NODE_LOCAL", "VIRGIN"));
+      // No progress splits (wall clock, cpu, virtual and physical memory) recorded.
+      int[][] splits = new int[4][0];
+      history.process(
+          task.map()
+              ? new MapAttemptFinishedEvent(
+                  attempt,
+                  type,
+                  SUCCEEDED,
+                  end,
+                  end,
+                  rackHost[1],
+                  0,
+                  rack,
+                  "map",
+                  new Counters(),
+                  splits)
+              : new ReduceAttemptFinishedEvent(
+                  attempt,
+                  type,
+                  SUCCEEDED,
+                  end,
+                  end,
+                  end,
+                  rackHost[1],
+                  0,
+                  rack,
+                  "reduce",
+                  new Counters(),
+                  splits));
+      history.process(new TaskFinishedEvent(taskId, attempt, end, type, SUCCEEDED, new Counters()));
+    }
+    history.process(
+        new JobFinishedEvent(
+            id,
+            submit + job.mapMs() + job.reduceMs(),
+            job.maps(),
+            job.reduces(),
+            0,
+            0,
+            new Counters(),
+            new Counters(),
+            new Counters()));
+    return history.build();
   }
 
   static String describe() {

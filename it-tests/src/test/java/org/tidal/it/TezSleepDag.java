@@ -19,6 +19,7 @@ import org.apache.tez.runtime.library.api.KeyValueReader;
 import org.apache.tez.runtime.library.api.KeyValueWriter;
 import org.apache.tez.runtime.library.conf.UnorderedKVEdgeConfig;
 import org.apache.tez.runtime.library.processor.SimpleProcessor;
+import org.tidal.replay.TezAmClassLoader;
 
 /**
  * A real Tez 0.9.2 DAG on the mini cluster: producer tasks that sleep, broadcast to one consumer

@@ -9,7 +9,9 @@
 //! dimensions the cluster has, so neighbouring slots share cache lines, a block's or group's add
 //! and max sit side by side, and the loops are plain bounded loops rather than a tree walk, which
 //! keeps branch mispredictions low. A multi-window pass requests the memory of the windows a few
-//! ahead of the one it works on, since one queue's windows lie a period apart.
+//! ahead of the one it works on, since one queue's windows lie a period apart. An add reads a
+//! partial block's or group's untouched part only when it lowers a dimension where the max was
+//! reached (a release or rollback can; a commitment never does).
 //!
 //! Cost per window of `L` slots: `O(K · (16 + L / 256))` for `K` resource dimensions, whatever
 //! the number of committed queues; one queue's 500 windows cost 500 of those. Memory is about
@@ -94,6 +96,14 @@ fn max_into<const K: usize>(out: &mut [i64; DIMS], base: &[i64; K], v: &[i64]) {
     for j in 0..K {
         out[j] = out[j].max(base[j] + v[j]);
     }
+}
+
+/// Whether adding `d` to part of a block or group whose values there peaked at `touched` (before
+/// the add) may lower its max `max`: only when a dimension decreases where the max was reached.
+/// Otherwise the new max is `max(max, touched + d)` and the untouched part need not be read.
+#[inline]
+fn lowers_max<const K: usize>(d: &[i64; K], touched: &[i64; K], max: &[i64]) -> bool {
+    (0..K).any(|j| d[j] < 0 && touched[j] >= max[j])
 }
 
 /// How many ranges ahead of the one being processed their memory is requested. One queue's
@@ -193,16 +203,16 @@ impl CommittedProfile {
     }
 
     /// Requests the memory that [`Self::add_range`] or [`Self::max_range`] will touch for slots
-    /// `[a, b)`: the slots and summaries at both ends, and for a release (`rescan`) the whole
-    /// partial blocks and groups it recomputes.
+    /// `[a, b)` at its ends: the partial blocks' slots and the end blocks' and groups' summaries,
+    /// and when an add lowers values (`lowering`), the whole end blocks and groups it may rescan.
     #[inline(always)]
-    fn prefetch_range<const K: usize>(&self, a: usize, b: usize, rescan: bool) {
+    fn prefetch_range<const K: usize>(&self, a: usize, b: usize, lowering: bool) {
         let (first, last) = (a / BLOCK, (b - 1) / BLOCK);
-        if rescan {
+        let (g0, g1) = (a / GROUP, (b - 1) / GROUP);
+        if lowering {
+            let per_group = GROUP / BLOCK * 2 * K;
             prefetch(&self.slot, first * BLOCK * K, (first + 1) * BLOCK * K);
             prefetch(&self.slot, last * BLOCK * K, (last + 1) * BLOCK * K);
-            let (g0, g1) = (a / GROUP, (b - 1) / GROUP);
-            let per_group = GROUP / BLOCK * 2 * K;
             prefetch(&self.block, g0 * per_group, (g0 + 1) * per_group);
             prefetch(&self.block, g1 * per_group, (g1 + 1) * per_group);
         } else {
@@ -211,8 +221,8 @@ impl CommittedProfile {
             prefetch(&self.block, first * 2 * K, (first + 1) * 2 * K);
             prefetch(&self.block, last * 2 * K, (last + 1) * 2 * K);
         }
-        prefetch(&self.group, a / GROUP * 2 * K, (a / GROUP + 1) * 2 * K);
-        prefetch(&self.group, (b - 1) / GROUP * 2 * K, ((b - 1) / GROUP + 1) * 2 * K);
+        prefetch(&self.group, g0 * 2 * K, (g0 + 1) * 2 * K);
+        prefetch(&self.group, g1 * 2 * K, (g1 + 1) * 2 * K);
     }
 
     /// Adds `delta` to every slot in the union of `ranges` (each slot once).
@@ -236,17 +246,15 @@ impl CommittedProfile {
         let mut out = [i64::MIN; DIMS];
         with_k!(self.k(), K => {
             let d: [i64; K] = std::array::from_fn(|j| packed[j]);
-            // Adding never lowers a max, so summaries can be raised from the touched parts alone;
-            // a release has to rescan the partial blocks and groups.
-            let grow = d.iter().all(|&x| x >= 0);
+            let lowering = d.iter().any(|&x| x < 0);
             for r in ranges.iter().take(PREFETCH_AHEAD) {
-                self.prefetch_range::<K>(r.0 as usize, r.1 as usize, !grow);
+                self.prefetch_range::<K>(r.0 as usize, r.1 as usize, lowering);
             }
             for (i, r) in ranges.iter().enumerate() {
                 if let Some(ahead) = ranges.get(i + PREFETCH_AHEAD) {
-                    self.prefetch_range::<K>(ahead.0 as usize, ahead.1 as usize, !grow);
+                    self.prefetch_range::<K>(ahead.0 as usize, ahead.1 as usize, lowering);
                 }
-                self.add_range::<K, TRACK>(r.0 as usize, r.1 as usize, &d, grow, &mut out);
+                self.add_range::<K, TRACK>(r.0 as usize, r.1 as usize, &d, &mut out);
             }
         });
         self.expand(&out[..self.k()])
@@ -257,7 +265,6 @@ impl CommittedProfile {
         a: usize,
         b: usize,
         d: &[i64; K],
-        grow: bool,
         out: &mut [i64; DIMS],
     ) {
         for g in a / GROUP..=(b - 1) / GROUP {
@@ -275,29 +282,33 @@ impl CommittedProfile {
             }
             let g_add: [i64; K] = std::array::from_fn(|j| gs[j]);
             let (first_blk, last_blk) = (lo / BLOCK, (hi - 1) / BLOCK);
+            // Max over the touched blocks of block add + block max, before and after the add.
+            let (mut pre_g, mut post_g) = ([i64::MIN; K], [i64::MIN; K]);
             for blk in first_blk..=last_blk {
                 let (b_lo, b_hi) = (blk * BLOCK, blk * BLOCK + BLOCK);
                 let (l2, h2) = (lo.max(b_lo), hi.min(b_hi));
                 let bs = &mut self.block[blk * 2 * K..(blk + 1) * 2 * K];
+                for j in 0..K {
+                    pre_g[j] = pre_g[j].max(bs[j] + bs[K + j]);
+                }
                 if l2 == b_lo && h2 == b_hi {
                     for j in 0..K {
                         if TRACK {
                             out[j] = out[j].max(g_add[j] + bs[j] + bs[K + j]);
                         }
                         bs[j] += d[j];
+                        post_g[j] = post_g[j].max(bs[j] + bs[K + j]);
                     }
                     continue;
                 }
-                // The touched slots' max before the add: what `out` needs, and, plus `d`, their
-                // max after it. Reading first and adding after keeps both loops short and free
-                // of dependencies between slots.
+                // The touched slots' max before the add: what `out` needs, and what decides
+                // whether the block's max must be rescanned. Reading first and adding after keeps
+                // both loops short and free of dependencies between slots.
                 let touched = &mut self.slot[l2 * K..h2 * K];
                 let mut pre = [i64::MIN; K];
-                if TRACK || grow {
-                    for v in touched.chunks_exact(K) {
-                        for j in 0..K {
-                            pre[j] = pre[j].max(v[j]);
-                        }
+                for v in touched.chunks_exact(K) {
+                    for j in 0..K {
+                        pre[j] = pre[j].max(v[j]);
                     }
                 }
                 for v in touched.chunks_exact_mut(K) {
@@ -310,11 +321,7 @@ impl CommittedProfile {
                         out[j] = out[j].max(g_add[j] + bs[j] + pre[j]);
                     }
                 }
-                if grow {
-                    for j in 0..K {
-                        bs[K + j] = bs[K + j].max(pre[j] + d[j]);
-                    }
-                } else {
+                if lowers_max(d, &pre, &bs[K..]) {
                     let mut m = [i64::MIN; K];
                     for v in self.slot[b_lo * K..b_hi * K].chunks_exact(K) {
                         for j in 0..K {
@@ -322,17 +329,30 @@ impl CommittedProfile {
                         }
                     }
                     bs[K..].copy_from_slice(&m);
+                } else {
+                    for j in 0..K {
+                        bs[K + j] = bs[K + j].max(pre[j] + d[j]);
+                    }
                 }
-            }
-            let blocks = if grow { first_blk..last_blk + 1 } else { g * (GROUP / BLOCK)..(g + 1) * (GROUP / BLOCK) };
-            let gs = &self.group[g * 2 * K..(g + 1) * 2 * K];
-            let mut m: [i64; K] = if grow { std::array::from_fn(|j| gs[K + j]) } else { [i64::MIN; K] };
-            for bs in self.block[blocks.start * 2 * K..blocks.end * 2 * K].chunks_exact(2 * K) {
                 for j in 0..K {
-                    m[j] = m[j].max(bs[j] + bs[K + j]);
+                    post_g[j] = post_g[j].max(bs[j] + bs[K + j]);
                 }
             }
-            self.group[g * 2 * K + K..(g + 1) * 2 * K].copy_from_slice(&m);
+            if lowers_max(d, &pre_g, &self.group[g * 2 * K + K..(g + 1) * 2 * K]) {
+                let mut m = [i64::MIN; K];
+                let per_group = GROUP / BLOCK * 2 * K;
+                for bs in self.block[g * per_group..(g + 1) * per_group].chunks_exact(2 * K) {
+                    for j in 0..K {
+                        m[j] = m[j].max(bs[j] + bs[K + j]);
+                    }
+                }
+                self.group[g * 2 * K + K..(g + 1) * 2 * K].copy_from_slice(&m);
+            } else {
+                let gm = &mut self.group[g * 2 * K + K..(g + 1) * 2 * K];
+                for j in 0..K {
+                    gm[j] = gm[j].max(post_g[j]);
+                }
+            }
         }
     }
 

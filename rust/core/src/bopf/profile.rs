@@ -6,8 +6,12 @@
 //! slots and the `max` over their slots of everything below them, so a range-add or range-max
 //! touches at most two partial groups, two partial blocks per group and the slots at the ends;
 //! everything in between is answered from the summaries. Arrays hold only the resource
-//! dimensions the cluster has, so neighbouring slots share cache lines, and the loops are plain
-//! bounded loops rather than a tree walk, which keeps branch mispredictions low.
+//! dimensions the cluster has, so neighbouring slots share cache lines, a block's or group's add
+//! and max sit side by side, and the loops are plain bounded loops rather than a tree walk, which
+//! keeps branch mispredictions low. A multi-window pass requests the memory of the windows a few
+//! ahead of the one it works on, since one queue's windows lie a period apart. An add reads a
+//! partial block's or group's untouched part only when it lowers a dimension where the max was
+//! reached (a release or rollback can; a commitment never does).
 //!
 //! Cost per window of `L` slots: `O(K · (16 + L / 256))` for `K` resource dimensions, whatever
 //! the number of committed queues; one queue's 500 windows cost 500 of those. Memory is about
@@ -35,12 +39,12 @@ pub struct CommittedProfile {
     dims: Vec<usize>,
     /// Per slot, `k` values.
     slot: Vec<i64>,
-    /// Per block: added to all its slots, and max over its slots of `slot`.
-    block_add: Vec<i64>,
-    block_max: Vec<i64>,
-    /// Per group: added to all its slots, and max over its blocks of `block_add + block_max`.
-    group_add: Vec<i64>,
-    group_max: Vec<i64>,
+    /// Per block, `k` values added to all its slots, then `k` values of the max over its slots of
+    /// `slot`: side by side, so a window's summaries share cache lines.
+    block: Vec<i64>,
+    /// Per group, `k` values added to all its slots, then `k` values of the max over its blocks of
+    /// block add + block max.
+    group: Vec<i64>,
 }
 
 /// Ranges must be sorted, non-empty and pairwise disjoint.
@@ -94,19 +98,46 @@ fn max_into<const K: usize>(out: &mut [i64; DIMS], base: &[i64; K], v: &[i64]) {
     }
 }
 
+/// Whether adding `d` to part of a block or group whose values there peaked at `touched` (before
+/// the add) may lower its max `max`: only when a dimension decreases where the max was reached.
+/// Otherwise the new max is `max(max, touched + d)` and the untouched part need not be read.
+#[inline]
+fn lowers_max<const K: usize>(d: &[i64; K], touched: &[i64; K], max: &[i64]) -> bool {
+    (0..K).any(|j| d[j] < 0 && touched[j] >= max[j])
+}
+
+/// How many ranges ahead of the one being processed their memory is requested. One queue's
+/// windows lie a period apart, far beyond what the hardware prefetcher follows, so without this
+/// every window waits for its cache misses in turn.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Bytes in a cache line.
+const LINE: usize = 64;
+
+/// Asks the CPU to start loading the cache lines of `v[from..to]` (clamped to `v`). Only a hint:
+/// results never depend on it.
+#[inline(always)]
+fn prefetch(v: &[i64], from: usize, to: usize) {
+    let Some(part) = v.get(from..to.min(v.len())) else { return };
+    let start = part.as_ptr().cast::<i8>();
+    let skew = start as usize % LINE;
+    for line in 0..(skew + std::mem::size_of_val(part)).div_ceil(LINE) {
+        let _at = start.wrapping_sub(skew).wrapping_add(line * LINE);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is a hint that never faults and changes no program state; `_at`
+        // lies in a cache line that holds part of `v`.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(_at);
+        }
+    }
+}
+
 impl CommittedProfile {
     /// A zero profile storing the dimensions marked `active` (at least one).
     pub fn new(active: &[bool; DIMS]) -> Self {
         let dims: Vec<usize> = (0..DIMS).filter(|&d| active[d]).collect();
         assert!(!dims.is_empty(), "a profile needs at least one resource dimension");
-        CommittedProfile {
-            dims,
-            slot: Vec::new(),
-            block_add: Vec::new(),
-            block_max: Vec::new(),
-            group_add: Vec::new(),
-            group_max: Vec::new(),
-        }
+        CommittedProfile { dims, slot: Vec::new(), block: Vec::new(), group: Vec::new() }
     }
 
     fn k(&self) -> usize {
@@ -125,11 +156,7 @@ impl CommittedProfile {
 
     /// Bytes held by the arrays.
     pub fn memory_bytes(&self) -> usize {
-        8 * (self.slot.len()
-            + self.block_add.len()
-            + self.block_max.len()
-            + self.group_add.len()
-            + self.group_max.len())
+        8 * (self.slot.len() + self.block.len() + self.group.len())
     }
 
     fn expand(&self, packed: &[i64]) -> [i64; DIMS] {
@@ -171,10 +198,31 @@ impl CommittedProfile {
         // Grow by half again at least, so a horizon creeping forward costs amortised O(1).
         let slots = (end as usize).max(have + have / 2).min(self.max_span() as usize).next_multiple_of(GROUP);
         self.slot.resize(slots * k, 0);
-        self.block_add.resize(slots / BLOCK * k, 0);
-        self.block_max.resize(slots / BLOCK * k, 0);
-        self.group_add.resize(slots / GROUP * k, 0);
-        self.group_max.resize(slots / GROUP * k, 0);
+        self.block.resize(slots / BLOCK * 2 * k, 0);
+        self.group.resize(slots / GROUP * 2 * k, 0);
+    }
+
+    /// Requests the memory that [`Self::add_range`] or [`Self::max_range`] will touch for slots
+    /// `[a, b)` at its ends: the partial blocks' slots and the end blocks' and groups' summaries,
+    /// and when an add lowers values (`lowering`), the whole end blocks and groups it may rescan.
+    #[inline(always)]
+    fn prefetch_range<const K: usize>(&self, a: usize, b: usize, lowering: bool) {
+        let (first, last) = (a / BLOCK, (b - 1) / BLOCK);
+        let (g0, g1) = (a / GROUP, (b - 1) / GROUP);
+        if lowering {
+            let per_group = GROUP / BLOCK * 2 * K;
+            prefetch(&self.slot, first * BLOCK * K, (first + 1) * BLOCK * K);
+            prefetch(&self.slot, last * BLOCK * K, (last + 1) * BLOCK * K);
+            prefetch(&self.block, g0 * per_group, (g0 + 1) * per_group);
+            prefetch(&self.block, g1 * per_group, (g1 + 1) * per_group);
+        } else {
+            prefetch(&self.slot, a * K, ((first + 1) * BLOCK).min(b) * K);
+            prefetch(&self.slot, (last * BLOCK).max(a) * K, b * K);
+            prefetch(&self.block, first * 2 * K, (first + 1) * 2 * K);
+            prefetch(&self.block, last * 2 * K, (last + 1) * 2 * K);
+        }
+        prefetch(&self.group, g0 * 2 * K, (g0 + 1) * 2 * K);
+        prefetch(&self.group, g1 * 2 * K, (g1 + 1) * 2 * K);
     }
 
     /// Adds `delta` to every slot in the union of `ranges` (each slot once).
@@ -198,7 +246,14 @@ impl CommittedProfile {
         let mut out = [i64::MIN; DIMS];
         with_k!(self.k(), K => {
             let d: [i64; K] = std::array::from_fn(|j| packed[j]);
-            for r in ranges {
+            let lowering = d.iter().any(|&x| x < 0);
+            for r in ranges.iter().take(PREFETCH_AHEAD) {
+                self.prefetch_range::<K>(r.0 as usize, r.1 as usize, lowering);
+            }
+            for (i, r) in ranges.iter().enumerate() {
+                if let Some(ahead) = ranges.get(i + PREFETCH_AHEAD) {
+                    self.prefetch_range::<K>(ahead.0 as usize, ahead.1 as usize, lowering);
+                }
                 self.add_range::<K, TRACK>(r.0 as usize, r.1 as usize, &d, &mut out);
             }
         });
@@ -212,70 +267,92 @@ impl CommittedProfile {
         d: &[i64; K],
         out: &mut [i64; DIMS],
     ) {
-        // Adding never lowers a max, so summaries can be raised from the touched parts alone;
-        // a release has to rescan the partial block and group.
-        let grow = d.iter().all(|&x| x >= 0);
         for g in a / GROUP..=(b - 1) / GROUP {
             let (g_lo, g_hi) = (g * GROUP, g * GROUP + GROUP);
             let (lo, hi) = (a.max(g_lo), b.min(g_hi));
+            let gs = &mut self.group[g * 2 * K..(g + 1) * 2 * K];
             if lo == g_lo && hi == g_hi {
                 for j in 0..K {
                     if TRACK {
-                        out[j] = out[j].max(self.group_add[g * K + j] + self.group_max[g * K + j]);
+                        out[j] = out[j].max(gs[j] + gs[K + j]);
                     }
-                    self.group_add[g * K + j] += d[j];
+                    gs[j] += d[j];
                 }
                 continue;
             }
-            let g_add: [i64; K] = std::array::from_fn(|j| self.group_add[g * K + j]);
+            let g_add: [i64; K] = std::array::from_fn(|j| gs[j]);
             let (first_blk, last_blk) = (lo / BLOCK, (hi - 1) / BLOCK);
+            // Max over the touched blocks of block add + block max, before and after the add.
+            let (mut pre_g, mut post_g) = ([i64::MIN; K], [i64::MIN; K]);
             for blk in first_blk..=last_blk {
                 let (b_lo, b_hi) = (blk * BLOCK, blk * BLOCK + BLOCK);
                 let (l2, h2) = (lo.max(b_lo), hi.min(b_hi));
+                let bs = &mut self.block[blk * 2 * K..(blk + 1) * 2 * K];
+                for j in 0..K {
+                    pre_g[j] = pre_g[j].max(bs[j] + bs[K + j]);
+                }
                 if l2 == b_lo && h2 == b_hi {
                     for j in 0..K {
                         if TRACK {
-                            let pre = g_add[j] + self.block_add[blk * K + j] + self.block_max[blk * K + j];
-                            out[j] = out[j].max(pre);
+                            out[j] = out[j].max(g_add[j] + bs[j] + bs[K + j]);
                         }
-                        self.block_add[blk * K + j] += d[j];
+                        bs[j] += d[j];
+                        post_g[j] = post_g[j].max(bs[j] + bs[K + j]);
                     }
                     continue;
                 }
-                let base: [i64; K] = std::array::from_fn(|j| g_add[j] + self.block_add[blk * K + j]);
-                let mut m = [i64::MIN; K];
-                for v in self.slot[l2 * K..h2 * K].chunks_exact_mut(K) {
+                // The touched slots' max before the add: what `out` needs, and what decides
+                // whether the block's max must be rescanned. Reading first and adding after keeps
+                // both loops short and free of dependencies between slots.
+                let touched = &mut self.slot[l2 * K..h2 * K];
+                let mut pre = [i64::MIN; K];
+                for v in touched.chunks_exact(K) {
                     for j in 0..K {
-                        if TRACK {
-                            out[j] = out[j].max(base[j] + v[j]);
-                        }
-                        v[j] += d[j];
-                        m[j] = m[j].max(v[j]);
+                        pre[j] = pre[j].max(v[j]);
                     }
                 }
-                if !grow {
-                    m = [i64::MIN; K];
+                for v in touched.chunks_exact_mut(K) {
+                    for j in 0..K {
+                        v[j] += d[j];
+                    }
+                }
+                if TRACK {
+                    for j in 0..K {
+                        out[j] = out[j].max(g_add[j] + bs[j] + pre[j]);
+                    }
+                }
+                if lowers_max(d, &pre, &bs[K..]) {
+                    let mut m = [i64::MIN; K];
                     for v in self.slot[b_lo * K..b_hi * K].chunks_exact(K) {
                         for j in 0..K {
                             m[j] = m[j].max(v[j]);
                         }
                     }
+                    bs[K..].copy_from_slice(&m);
+                } else {
+                    for j in 0..K {
+                        bs[K + j] = bs[K + j].max(pre[j] + d[j]);
+                    }
                 }
-                let bm = &mut self.block_max[blk * K..blk * K + K];
                 for j in 0..K {
-                    bm[j] = if grow { bm[j].max(m[j]) } else { m[j] };
+                    post_g[j] = post_g[j].max(bs[j] + bs[K + j]);
                 }
             }
-            let blocks = if grow { first_blk..last_blk + 1 } else { g * (GROUP / BLOCK)..(g + 1) * (GROUP / BLOCK) };
-            let mut m = if grow { std::array::from_fn(|j| self.group_max[g * K + j]) } else { [i64::MIN; K] };
-            let adds = &self.block_add[blocks.start * K..blocks.end * K];
-            let maxs = &self.block_max[blocks.start * K..blocks.end * K];
-            for (ad, mx) in adds.chunks_exact(K).zip(maxs.chunks_exact(K)) {
+            if lowers_max(d, &pre_g, &self.group[g * 2 * K + K..(g + 1) * 2 * K]) {
+                let mut m = [i64::MIN; K];
+                let per_group = GROUP / BLOCK * 2 * K;
+                for bs in self.block[g * per_group..(g + 1) * per_group].chunks_exact(2 * K) {
+                    for j in 0..K {
+                        m[j] = m[j].max(bs[j] + bs[K + j]);
+                    }
+                }
+                self.group[g * 2 * K + K..(g + 1) * 2 * K].copy_from_slice(&m);
+            } else {
+                let gm = &mut self.group[g * 2 * K + K..(g + 1) * 2 * K];
                 for j in 0..K {
-                    m[j] = m[j].max(ad[j] + mx[j]);
+                    gm[j] = gm[j].max(post_g[j]);
                 }
             }
-            self.group_max[g * K..g * K + K].copy_from_slice(&m);
         }
     }
 
@@ -290,8 +367,18 @@ impl CommittedProfile {
             out = [0; DIMS];
         }
         with_k!(self.k(), K => {
-            for r in &ranges[..inside] {
-                self.max_range::<K>(r.0 as usize, r.1.min(span) as usize, &mut out);
+            let clip = |r: &SlotRange| (r.0 as usize, r.1.min(span) as usize);
+            for r in ranges[..inside].iter().take(PREFETCH_AHEAD) {
+                let (a, b) = clip(r);
+                self.prefetch_range::<K>(a, b, false);
+            }
+            for (i, r) in ranges[..inside].iter().enumerate() {
+                if let Some(ahead) = ranges[..inside].get(i + PREFETCH_AHEAD) {
+                    let (a, b) = clip(ahead);
+                    self.prefetch_range::<K>(a, b, false);
+                }
+                let (a, b) = clip(r);
+                self.max_range::<K>(a, b, &mut out);
             }
         });
         self.expand(&out[..self.k()])
@@ -301,17 +388,19 @@ impl CommittedProfile {
         for g in a / GROUP..=(b - 1) / GROUP {
             let (g_lo, g_hi) = (g * GROUP, g * GROUP + GROUP);
             let (lo, hi) = (a.max(g_lo), b.min(g_hi));
-            let g_add: [i64; K] = std::array::from_fn(|j| self.group_add[g * K + j]);
+            let gs = &self.group[g * 2 * K..(g + 1) * 2 * K];
+            let g_add: [i64; K] = std::array::from_fn(|j| gs[j]);
             if lo == g_lo && hi == g_hi {
-                max_into::<K>(out, &g_add, &self.group_max[g * K..g * K + K]);
+                max_into::<K>(out, &g_add, &gs[K..]);
                 continue;
             }
             for blk in lo / BLOCK..=(hi - 1) / BLOCK {
                 let (b_lo, b_hi) = (blk * BLOCK, blk * BLOCK + BLOCK);
                 let (l2, h2) = (lo.max(b_lo), hi.min(b_hi));
-                let base: [i64; K] = std::array::from_fn(|j| g_add[j] + self.block_add[blk * K + j]);
+                let bs = &self.block[blk * 2 * K..(blk + 1) * 2 * K];
+                let base: [i64; K] = std::array::from_fn(|j| g_add[j] + bs[j]);
                 if l2 == b_lo && h2 == b_hi {
-                    max_into::<K>(out, &base, &self.block_max[blk * K..blk * K + K]);
+                    max_into::<K>(out, &base, &bs[K..]);
                     continue;
                 }
                 for v in self.slot[l2 * K..h2 * K].chunks_exact(K) {
@@ -386,6 +475,22 @@ mod tests {
         })
     }
 
+    /// Slots the wide ranges below stay inside.
+    const WIDE: u64 = 6 * 1400;
+
+    /// Up to 6 sorted, disjoint ranges of up to 699 slots with gaps of up to 699.
+    fn wide_ranges_strategy() -> impl Strategy<Value = Vec<SlotRange>> {
+        prop::collection::vec((0u64..700, 1u64..700), 0..6).prop_map(|raw| {
+            let mut out = Vec::new();
+            let mut at = 0;
+            for (gap, len) in raw {
+                out.push((at + gap, at + gap + len));
+                at += gap + len;
+            }
+            out
+        })
+    }
+
     proptest! {
         /// The tree agrees with a dense array after any sequence of multi-range adds.
         #[test]
@@ -412,6 +517,68 @@ mod tests {
                 prop_assert_eq!(got, want.unwrap_or(0));
             }
             prop_assert_eq!(p.peak()[0], dense.iter().copied().max().unwrap().max(0));
+        }
+
+        /// The same against a dense reference in every stored dimension, with windows long enough
+        /// to cover whole blocks and groups, releases (negative and mixed-sign deltas, which
+        /// rescan summaries) and queries reaching past the stored span.
+        #[test]
+        fn matches_dense_reference_across_groups_and_dimensions(
+            active in prop::array::uniform6(any::<bool>()).prop_filter("one dimension", |a| a.contains(&true)),
+            ops in prop::collection::vec(
+                (wide_ranges_strategy(), prop::array::uniform6(-1000i64..1000), 0u8..5),
+                1..24,
+            ),
+            queries in prop::collection::vec(wide_ranges_strategy(), 1..8),
+            probes in prop::collection::vec(0u64..WIDE, 1..16),
+        ) {
+            let mut p = CommittedProfile::new(&active);
+            let mut dense = vec![[0i64; DIMS]; WIDE as usize];
+            let masked = |v: [i64; DIMS]| std::array::from_fn::<i64, DIMS, _>(|d| if active[d] { v[d] } else { 0 });
+            let dense_max = |dense: &[[i64; DIMS]], ranges: &[SlotRange]| -> [i64; DIMS] {
+                let mut out = [i64::MIN; DIMS];
+                for s in ranges.iter().flat_map(|r| r.0..r.1) {
+                    for d in 0..DIMS {
+                        out[d] = out[d].max(dense[s as usize][d]);
+                    }
+                }
+                if ranges.is_empty() { [0; DIMS] } else { masked(out) }
+            };
+            for (ranges, delta, kind) in &ops {
+                // Kinds: a commitment (non-negative) with and without reading the prior max, a
+                // release of one, a mixed-sign add, and a commitment released at once as a
+                // rejected queue's rollback does.
+                let delta = match kind {
+                    0 | 3 | 4 => delta.map(i64::abs),
+                    1 => delta.map(|x| -x.abs()),
+                    _ => *delta,
+                };
+                let before = dense_max(&dense, ranges);
+                if *kind == 3 {
+                    prop_assert_eq!(p.add_and_max(ranges, &delta), before);
+                    p.add(ranges, &delta.map(|x| -x));
+                    prop_assert_eq!(p.max_over(ranges), before);
+                    continue;
+                }
+                if *kind == 4 {
+                    p.add(ranges, &delta);
+                } else {
+                    prop_assert_eq!(p.add_and_max(ranges, &delta), before);
+                }
+                for s in ranges.iter().flat_map(|r| r.0..r.1) {
+                    for d in 0..DIMS {
+                        dense[s as usize][d] += delta[d];
+                    }
+                }
+            }
+            for q in &queries {
+                prop_assert_eq!(p.max_over(q), dense_max(&dense, q));
+            }
+            for &s in &probes {
+                prop_assert_eq!(p.value_at(s), masked(dense[s as usize]));
+            }
+            let peak = dense_max(&dense, &[(0, WIDE)]).map(|x| x.max(0));
+            prop_assert_eq!(p.peak(), peak);
         }
     }
 }

@@ -856,7 +856,7 @@ impl Scheduler {
     pub fn remove_app(&mut self, key: AppKey) -> Result<()> {
         let idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
         if self.state.app(idx).running_containers > 0 {
-            for id in std::mem::take(&mut self.state.app_mut(idx).allocation_ids) {
+            while let Some(&id) = self.state.app(idx).allocation_ids.last() {
                 self.release_allocation(id);
             }
         }
@@ -1067,7 +1067,7 @@ impl Scheduler {
 
     /// Frees one allocation; returns it, or `None` when the id is unknown.
     fn release_allocation(&mut self, id: AllocationId) -> Option<Allocation> {
-        let a = self.state.allocations.remove(&id)?;
+        let a = self.state.remove_allocation(id)?;
         if let Some(node) = self.state.node_mut(a.node) {
             node.allocated -= a.resources;
             node.containers -= 1;
@@ -1369,8 +1369,7 @@ impl Scheduler {
             Origin::Ask { .. } if self.reserving => self.reservation_started(app_idx, id, node, priority, resources),
             _ => None,
         };
-        self.state.allocations.insert(id, Allocation { app: app_idx, node, priority, resources, stage_task });
-        self.state.note_allocation(app_idx, id);
+        self.state.insert_allocation(id, Allocation { app: app_idx, node, priority, resources, stage_task, slot: 0 });
         self.state.reindex_app(app_idx);
         id
     }

@@ -309,9 +309,8 @@ pub struct App {
     /// Its entry in its queue's pending apps: whether it had started, and its smallest pending
     /// capability; `None` while not runnable or with nothing pending.
     pub indexed: Option<(bool, Resources)>,
-    /// Ids of the containers booked for it, some of which may have ended since: ids are never
-    /// reused, so those still in [`ClusterState::allocations`] are its live ones. Ended ones are
-    /// pruned as the list grows. Lets app removal free its containers without a search.
+    /// Ids of its live containers, in no order; each allocation knows its place here
+    /// ([`Allocation::slot`]), so freeing one is O(1) and app removal frees exactly these.
     pub allocation_ids: Vec<AllocationId>,
 }
 
@@ -323,6 +322,8 @@ pub struct Allocation {
     pub resources: Resources,
     /// The stage task the container counts for when its app reserves slots.
     pub stage_task: Option<crate::reservation::StageTask>,
+    /// Its place in its app's [`App::allocation_ids`].
+    pub slot: u32,
 }
 
 /// Everything the scheduler tracks. Policies get read access.
@@ -559,17 +560,26 @@ impl ClusterState {
         self.app_mut(idx).indexed = want;
     }
 
-    /// Records that allocation `id`, just inserted, is app `idx`'s. Ended ids are pruned once
-    /// the list reaches twice the app's running containers (plus a little), which keeps the
-    /// pruning amortised O(1) per container.
+    /// Books allocation `id` under its app, in the app's list of ids.
     #[inline]
-    pub(crate) fn note_allocation(&mut self, idx: AppIdx, id: AllocationId) {
-        let app = self.apps[idx].as_mut().expect("app index refers to a live app");
-        app.allocation_ids.push(id);
-        if app.allocation_ids.len() >= 2 * app.running_containers as usize + 16 {
-            let live = &self.allocations;
-            app.allocation_ids.retain(|id| live.contains_key(id));
+    pub(crate) fn insert_allocation(&mut self, id: AllocationId, mut a: Allocation) {
+        let ids = &mut self.apps[a.app].as_mut().expect("app index refers to a live app").allocation_ids;
+        a.slot = ids.len() as u32;
+        ids.push(id);
+        self.allocations.insert(id, a);
+    }
+
+    /// Frees allocation `id` from the table and its app's list (the list's last id takes its
+    /// place); returns it, or `None` when the id is unknown.
+    #[inline]
+    pub(crate) fn remove_allocation(&mut self, id: AllocationId) -> Option<Allocation> {
+        let a = self.allocations.remove(&id)?;
+        let ids = &mut self.apps[a.app].as_mut().expect("app index refers to a live app").allocation_ids;
+        ids.swap_remove(a.slot as usize);
+        if let Some(&moved) = ids.get(a.slot as usize) {
+            self.allocations.get_mut(&moved).expect("an app lists only live allocations").slot = a.slot;
         }
+        Some(a)
     }
 
     /// Apps currently registered.

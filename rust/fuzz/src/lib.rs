@@ -118,12 +118,14 @@ pub fn check_consistent(s: &Scheduler, overcommit: impl Fn(NodeId) -> bool) {
     for &(i, a) in &apps {
         assert_eq!(st.app_index.get(&a.key), Some(&i), "app {} is found by its key", a.key);
         let own: Vec<_> = st.allocations.values().filter(|x| x.app == i).collect();
-        let mut listed: Vec<_> = a.allocation_ids.iter().filter(|id| st.allocations.contains_key(id)).collect();
+        let mut listed = a.allocation_ids.clone();
         listed.sort_unstable();
-        listed.dedup();
-        let mut live: Vec<_> = st.allocations.iter().filter(|(_, x)| x.app == i).map(|(id, _)| id).collect();
+        let mut live: Vec<_> = st.allocations.iter().filter(|(_, x)| x.app == i).map(|(&id, _)| id).collect();
         live.sort_unstable();
         assert_eq!(listed, live, "app {} lists its live allocations", a.key);
+        for (slot, id) in a.allocation_ids.iter().enumerate() {
+            assert_eq!(st.allocations[id].slot as usize, slot, "allocation {id} knows its place in its app's list");
+        }
         assert_eq!(a.usage, sum(own.iter().map(|x| &x.resources)), "app {} usage", a.key);
         assert_eq!(a.running_containers as usize, own.len(), "app {} running", a.key);
         let q = &st.queues[a.queue];

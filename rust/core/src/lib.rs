@@ -16,6 +16,7 @@ pub mod history;
 pub mod holds;
 pub mod ids;
 pub mod limits;
+pub mod pending_apps;
 pub mod placement;
 pub mod policy;
 mod queue_order;

@@ -704,6 +704,8 @@ impl Scheduler {
             runnable: false,
             am_resources: Resources::ZERO,
             hints: None,
+            indexed: None,
+            allocation_ids: Vec::new(),
         });
         match self.may_run(qi, user) {
             Ok(()) => self.make_runnable(idx),
@@ -826,6 +828,7 @@ impl Scheduler {
             p.pending_resources += r;
             p.runnable_apps += 1;
         });
+        state.reindex_app(idx);
         self.tell_app_policy(idx, |p, s, i| p.on_app_added(s, i));
         self.tell_app_policy(idx, |p, s, i| p.on_app_updated(s, i));
     }
@@ -853,7 +856,9 @@ impl Scheduler {
     pub fn remove_app(&mut self, key: AppKey) -> Result<()> {
         let idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
         if self.state.app(idx).running_containers > 0 {
-            self.release_where(|a| a.app == idx);
+            while let Some(&id) = self.state.app(idx).allocation_ids.last() {
+                self.release_allocation(id);
+            }
         }
         let runnable = self.state.app(idx).runnable;
         if runnable {
@@ -910,6 +915,8 @@ impl Scheduler {
         let (old_n, old_r) = (app.asks.pending_containers(), app.asks.pending_resources());
         app.asks.update(key, asks, &settings)?;
         app.asks.update_blacklist(blacklist_additions, blacklist_removals);
+        self.state.reindex_app(idx);
+        let app = self.state.app(idx);
         if !app.runnable {
             // A waiting app's asks become its queue's demand once it may run.
             return Ok(());
@@ -1048,7 +1055,7 @@ impl Scheduler {
         true
     }
 
-    /// Frees every allocation matching `pred` (a scan: for node and app removal, not heartbeats).
+    /// Frees every allocation matching `pred` (a scan: for node removal, not heartbeats).
     /// Returns how many there were.
     fn release_where(&mut self, pred: impl Fn(&Allocation) -> bool) -> usize {
         let ids: Vec<AllocationId> = self.state.allocations.iter().filter(|(_, a)| pred(a)).map(|(&k, _)| k).collect();
@@ -1060,7 +1067,7 @@ impl Scheduler {
 
     /// Frees one allocation; returns it, or `None` when the id is unknown.
     fn release_allocation(&mut self, id: AllocationId) -> Option<Allocation> {
-        let a = self.state.allocations.remove(&id)?;
+        let a = self.state.remove_allocation(id)?;
         if let Some(node) = self.state.node_mut(a.node) {
             node.allocated -= a.resources;
             node.containers -= 1;
@@ -1362,7 +1369,8 @@ impl Scheduler {
             Origin::Ask { .. } if self.reserving => self.reservation_started(app_idx, id, node, priority, resources),
             _ => None,
         };
-        self.state.allocations.insert(id, Allocation { app: app_idx, node, priority, resources, stage_task });
+        self.state.insert_allocation(id, Allocation { app: app_idx, node, priority, resources, stage_task, slot: 0 });
+        self.state.reindex_app(app_idx);
         id
     }
 

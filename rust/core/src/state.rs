@@ -6,6 +6,7 @@
 use crate::acl::QueueAcls;
 use crate::config::{self, ParentConfig, QueueConfig};
 use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx};
+use crate::pending_apps::PendingApps;
 use crate::request::AskTable;
 use crate::resource::{Resources, DIMS};
 use rustc_hash::FxHashMap;
@@ -73,6 +74,10 @@ pub struct Queue {
     pub am_usage: Resources,
     /// Apps that have no container yet, i.e. are waiting for their ApplicationMaster.
     pub apps_waiting_for_am: u32,
+    /// The runnable apps with pending asks that have no container yet, and those that have:
+    /// what app policies search for a container to start ([`ClusterState::reindex_app`]).
+    pub unstarted_pending: PendingApps,
+    pub started_pending: PendingApps,
     /// Id of the latest allocation the queue received (0: none), for tie-breaking.
     pub last_served: AllocationId,
     /// The parent queue, [`ROOT_PARENT`] for a queue directly under the root.
@@ -131,6 +136,8 @@ impl Queue {
             waiting: Vec::new(),
             am_usage: Resources::ZERO,
             apps_waiting_for_am: 0,
+            unstarted_pending: PendingApps::default(),
+            started_pending: PendingApps::default(),
             last_served: 0,
             parent: ROOT_PARENT,
             path: Vec::new(),
@@ -167,6 +174,14 @@ impl Queue {
             *o += *u as f64 * dt;
         }
         out
+    }
+
+    fn pending_apps_mut(&mut self, started: bool) -> &mut PendingApps {
+        if started {
+            &mut self.started_pending
+        } else {
+            &mut self.unstarted_pending
+        }
     }
 
     /// Shown in status and history: live, or retired with apps still running.
@@ -291,6 +306,12 @@ pub struct App {
     pub am_resources: Resources,
     /// The DAG and progress its ApplicationMaster described, if any (see [`crate::hints`]).
     pub hints: Option<std::sync::Arc<crate::hints::AppHints>>,
+    /// Its entry in its queue's pending apps: whether it had started, and its smallest pending
+    /// capability; `None` while not runnable or with nothing pending.
+    pub indexed: Option<(bool, Resources)>,
+    /// Ids of its live containers, in no order; each allocation knows its place here
+    /// ([`Allocation::slot`]), so freeing one is O(1) and app removal frees exactly these.
+    pub allocation_ids: Vec<AllocationId>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -301,6 +322,8 @@ pub struct Allocation {
     pub resources: Resources,
     /// The stage task the container counts for when its app reserves slots.
     pub stage_task: Option<crate::reservation::StageTask>,
+    /// Its place in its app's [`App::allocation_ids`].
+    pub slot: u32,
 }
 
 /// Everything the scheduler tracks. Policies get read access.
@@ -508,9 +531,55 @@ impl ClusterState {
 
     pub(crate) fn take_app(&mut self, idx: AppIdx) -> App {
         let app = self.apps[idx].take().expect("app index refers to a live app");
+        if let Some((started, _)) = app.indexed {
+            self.queues[app.queue].pending_apps_mut(started).remove(app.seq);
+        }
         self.app_index.remove(&app.key);
         self.free_app_indices.push(idx);
         app
+    }
+
+    /// Puts app `idx` where it belongs in its queue's pending apps: a runnable app with pending
+    /// asks among the started or the unstarted ones, under its smallest pending capability; any
+    /// other app in neither. Call after anything changes its asks, `started` or `runnable`.
+    #[inline]
+    pub(crate) fn reindex_app(&mut self, idx: AppIdx) {
+        let app = self.app(idx);
+        let want = if app.runnable { app.asks.min_capability().map(|m| (app.started, m)) } else { None };
+        if want == app.indexed {
+            return;
+        }
+        let (qi, seq, was) = (app.queue, app.seq, app.indexed);
+        let q = &mut self.queues[qi];
+        if let Some((started, _)) = was {
+            q.pending_apps_mut(started).remove(seq);
+        }
+        if let Some((started, smallest)) = want {
+            q.pending_apps_mut(started).insert(seq, idx, smallest);
+        }
+        self.app_mut(idx).indexed = want;
+    }
+
+    /// Books allocation `id` under its app, in the app's list of ids.
+    #[inline]
+    pub(crate) fn insert_allocation(&mut self, id: AllocationId, mut a: Allocation) {
+        let ids = &mut self.apps[a.app].as_mut().expect("app index refers to a live app").allocation_ids;
+        a.slot = ids.len() as u32;
+        ids.push(id);
+        self.allocations.insert(id, a);
+    }
+
+    /// Frees allocation `id` from the table and its app's list (the list's last id takes its
+    /// place); returns it, or `None` when the id is unknown.
+    #[inline]
+    pub(crate) fn remove_allocation(&mut self, id: AllocationId) -> Option<Allocation> {
+        let a = self.allocations.remove(&id)?;
+        let ids = &mut self.apps[a.app].as_mut().expect("app index refers to a live app").allocation_ids;
+        ids.swap_remove(a.slot as usize);
+        if let Some(&moved) = ids.get(a.slot as usize) {
+            self.allocations.get_mut(&moved).expect("an app lists only live allocations").slot = a.slot;
+        }
+        Some(a)
     }
 
     /// Apps currently registered.

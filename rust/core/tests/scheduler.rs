@@ -165,6 +165,35 @@ fn removing_a_node_or_app_frees_its_allocations() {
 }
 
 #[test]
+fn removing_an_app_after_releases_out_of_order_frees_exactly_its_containers() {
+    let mut s = scheduler(&[("a", 1.0)]);
+    add_nodes(&mut s, 2);
+    s.add_app(1, "a", "u").unwrap();
+    s.add_app(2, "a", "u").unwrap();
+    s.update_asks(1, &[any_ask(1, 6, GB, 1)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 6, GB, 1)], &[], &[]).unwrap();
+    let placed: Vec<Decision> = heartbeat(&mut s, 0, &[]).into_iter().chain(heartbeat(&mut s, 1, &[])).collect();
+    let ids = |app: u64| -> Vec<u64> { placed.iter().filter(|d| d.app == app).map(|d| d.allocation_id).collect() };
+    let (first, second) = (ids(1), ids(2));
+    assert!(first.len() >= 4 && second.len() >= 4, "both apps run containers: {first:?} {second:?}");
+    // Free app 1's containers from the middle and the front, and one of app 2's.
+    for id in [first[2], first[0], second[1]] {
+        assert!(s.release(id));
+    }
+    s.remove_app(1).unwrap();
+    let st = s.state();
+    let mut live: Vec<u64> = st.allocations.keys().copied().collect();
+    live.sort_unstable();
+    let mut kept: Vec<u64> = second.iter().copied().filter(|&id| id != second[1]).collect();
+    kept.sort_unstable();
+    assert_eq!(live, kept, "app 2's containers are all that run");
+    let used: Resources = st.allocations.values().fold(Resources::ZERO, |acc, a| acc + a.resources);
+    assert_eq!(st.node(0).unwrap().allocated + st.node(1).unwrap().allocated, used);
+    assert_eq!(st.queue_by_name("root.a").unwrap().usage, used);
+    assert_eq!(st.app_by_key(2).unwrap().running_containers as usize, kept.len());
+}
+
+#[test]
 fn reconfiguration_updates_weights_and_retires_dropped_queues() {
     let mut s = scheduler(&[("a", 1.0), ("b", 1.0)]);
     s.add_app(1, "b", "u").unwrap();

@@ -118,6 +118,14 @@ pub fn check_consistent(s: &Scheduler, overcommit: impl Fn(NodeId) -> bool) {
     for &(i, a) in &apps {
         assert_eq!(st.app_index.get(&a.key), Some(&i), "app {} is found by its key", a.key);
         let own: Vec<_> = st.allocations.values().filter(|x| x.app == i).collect();
+        let mut listed = a.allocation_ids.clone();
+        listed.sort_unstable();
+        let mut live: Vec<_> = st.allocations.iter().filter(|(_, x)| x.app == i).map(|(&id, _)| id).collect();
+        live.sort_unstable();
+        assert_eq!(listed, live, "app {} lists its live allocations", a.key);
+        for (slot, id) in a.allocation_ids.iter().enumerate() {
+            assert_eq!(st.allocations[id].slot as usize, slot, "allocation {id} knows its place in its app's list");
+        }
         assert_eq!(a.usage, sum(own.iter().map(|x| &x.resources)), "app {} usage", a.key);
         assert_eq!(a.running_containers as usize, own.len(), "app {} running", a.key);
         let q = &st.queues[a.queue];
@@ -153,6 +161,18 @@ pub fn check_consistent(s: &Scheduler, overcommit: impl Fn(NodeId) -> bool) {
         assert_eq!(q.pending_resources, pending, "queue {} pending resources", q.name());
         let waiting = own.iter().filter(|a| !a.started).count() as u32;
         assert_eq!(q.apps_waiting_for_am, waiting, "queue {} apps waiting for their AM", q.name());
+        for (started, index) in [(false, &q.unstarted_pending), (true, &q.started_pending)] {
+            let mut want: Vec<_> = apps
+                .iter()
+                .filter(|(_, a)| a.queue == qi && a.runnable && a.started == started && a.asks.pending_containers() > 0)
+                .map(|&(i, a)| (a.seq, i, a.asks.min_capability()))
+                .collect();
+            want.sort_unstable_by_key(|w| w.0);
+            let order: Vec<AppIdx> = want.iter().map(|w| w.1).collect();
+            assert_eq!(index.iter().collect::<Vec<_>>(), order, "queue {} pending apps (started {started})", q.name());
+            let floor = want.iter().filter_map(|w| w.2).reduce(|f, m| f.min(&m));
+            assert_eq!(index.floor(), floor, "queue {} smallest pending asks (started {started})", q.name());
+        }
     }
     assert_eq!(st.queue_index.len(), st.queues.iter().filter(|q| !q.removed).count(), "queue index size");
 }

@@ -16,8 +16,8 @@ impl AppPolicy for Fifo {
     }
 
     fn select(&mut self, state: &ClusterState, queue: QueueIdx, offer: &NodeOffer) -> Option<(AppIdx, Placement)> {
-        offer
-            .app_waiting_for_am(state, queue, false)
-            .or_else(|| state.queues[queue].apps.iter().find_map(|&s| offer.first_fit(state, s).map(|p| (s, p))))
+        // When no app waiting for its AM can start here, none of them can in submission order
+        // either: the first app that can is a started one.
+        offer.app_waiting_for_am(state, queue, false).or_else(|| offer.first_started_fit(state, queue))
     }
 }

@@ -283,6 +283,9 @@ impl NodeOffer {
     /// The first app of the queue (in submission order) still waiting for its first container,
     /// the ApplicationMaster, that can start it here. Every app policy serves these first so
     /// that every app can start. Policies that plan hinted apps themselves skip those.
+    ///
+    /// Only apps with pending asks are tried, and none when the room an app without a container
+    /// gets here cannot take the smallest of their asks (a backlog behind a full AM share).
     #[inline]
     pub fn app_waiting_for_am(
         &self,
@@ -290,17 +293,27 @@ impl NodeOffer {
         queue: QueueIdx,
         skip_hinted: bool,
     ) -> Option<(AppIdx, Placement)> {
-        let q = &state.queues[queue];
-        if q.apps_waiting_for_am == 0 {
+        let waiting = &state.queues[queue].unstarted_pending;
+        let room = self.am_room.map_or(self.free, |r| self.free.min(&r));
+        if !waiting.may_fit(&room) {
             return None;
         }
-        q.apps
+        waiting
             .iter()
-            .filter(|&&s| {
-                let a = state.app(s);
-                !a.started && (!skip_hinted || a.hints.is_none())
-            })
-            .find_map(|&s| self.first_fit(state, s).map(|p| (s, p)))
+            .filter(|&s| !skip_hinted || state.app(s).hints.is_none())
+            .find_map(|s| self.first_fit(state, s).map(|p| (s, p)))
+    }
+
+    /// The first app of the queue (in submission order) that has started and has an ask that
+    /// can start here. Only apps with pending asks are tried, and none when the node's room
+    /// cannot take the smallest of their asks.
+    #[inline]
+    pub fn first_started_fit(&self, state: &ClusterState, queue: QueueIdx) -> Option<(AppIdx, Placement)> {
+        let started = &state.queues[queue].started_pending;
+        if !started.may_fit(&self.free) {
+            return None;
+        }
+        started.iter().find_map(|s| self.first_fit(state, s).map(|p| (s, p)))
     }
 }
 

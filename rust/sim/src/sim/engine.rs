@@ -265,7 +265,7 @@ impl<'a> Engine<'a> {
         let size = self.sched.state().allocations.get(&alloc).map(|a| a.resources);
         let size = size.ok_or_else(|| anyhow!("container {alloc} is unknown to the scheduler"))?;
         let Some(stage) = self.next_stage(t, &size) else {
-            self.complete(t.job as usize, t.node, alloc, now);
+            self.nodes.complete(t.node, alloc, now, &mut self.events);
             return Ok(());
         };
         let job = t.job as usize;
@@ -331,18 +331,6 @@ impl<'a> Engine<'a> {
         watch.clear();
         self.watch = watch;
         Ok(())
-    }
-
-    /// Container `alloc` of `job` on node `n` has ended: the node's next heartbeat reports it.
-    fn complete(&mut self, job: usize, n: u32, alloc: AllocationId, now: i64) {
-        self.nodes.complete(n, alloc, now, &mut self.events);
-        let rt = self.rt[job].as_mut().expect("running job");
-        rt.unreported.push(alloc);
-        if rt.unreported.len() >= 64 && rt.unreported.len().is_power_of_two() {
-            // Keep the list near the containers the core still holds: amortised O(1) per end.
-            let live = &self.sched.state().allocations;
-            rt.unreported.retain(|id| live.contains_key(id));
-        }
     }
 
     /// Kills the loser of a race: the AM releases its container.
@@ -434,7 +422,7 @@ impl<'a> Engine<'a> {
         // it has a task to run next.
         let reusable = self.reuse != ContainerReuse::None;
         if !reusable {
-            self.complete(t.job as usize, n, alloc, now);
+            self.nodes.complete(n, alloc, now, &mut self.events);
         }
         let (job, stage) = (t.job as usize, t.stage as usize);
         // The first of a task and its copy to finish wins; the AM kills the other.
@@ -491,15 +479,7 @@ impl<'a> Engine<'a> {
         let rt = self.rt[job].as_mut().expect("running job");
         rt.finish_ms = now;
         let am = rt.am;
-        let unreported = std::mem::take(&mut rt.unreported);
-        // The AM unregisters: the RM removes the app and frees what it still holds. Without slot
-        // reservation, freeing those containers one by one first is what the removal does
-        // (there, a release may start a hold), and spares it a search of every allocation.
-        if !self.sched.reserves_slots() {
-            for id in unreported.into_iter().chain(am.map(|(id, _, _)| id)) {
-                self.sched.release(id);
-            }
-        }
+        // The AM unregisters: the RM removes the app and frees what it still holds.
         self.sched.remove_app(app_key(job))?;
         if let (Some((_, node, since)), Some(res)) = (am, self.cfg.am) {
             self.capture.allocate(&res, now - since);

@@ -47,9 +47,6 @@ pub struct JobRt {
     pub copy_asks: Vec<u32>,
     /// Queued for a look at the scheduler's straggler advice.
     pub watched: bool,
-    /// Containers that ended, some of which no heartbeat of their node has reported yet (the
-    /// others are pruned now and then): what the core still holds for the job besides its AM.
-    pub unreported: Vec<AllocationId>,
 }
 
 impl JobRt {
@@ -70,7 +67,6 @@ impl JobRt {
             copyless: if copies { vec![BTreeSet::new(); n] } else { Vec::new() },
             copy_asks: if copies { vec![0; n] } else { Vec::new() },
             watched: false,
-            unreported: Vec::new(),
         }
     }
 

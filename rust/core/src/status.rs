@@ -46,7 +46,11 @@ pub struct QueueStatus {
     /// Rate guaranteed while a burst is on (H and S queues).
     pub guaranteed: Option<ResourceView>,
     pub burst: Option<BurstView>,
+    /// Runnable apps: those that may get containers.
     pub apps: usize,
+    /// Apps held back by a running-apps limit (the queue's, a parent's or their user's); they
+    /// become runnable in submission order as running ones finish.
+    pub waiting_apps: usize,
     pub running_containers: u64,
     pub pending_containers: u64,
     pub used: ResourceView,
@@ -104,6 +108,7 @@ fn parent_status(state: &ClusterState, fair: &FairShares, pi: ParentIdx, p: &Par
         guaranteed: None,
         burst: None,
         apps: leaves.iter().map(|q| q.apps.len()).sum(),
+        waiting_apps: leaves.iter().map(|q| q.waiting.len()).sum(),
         running_containers: p.running_containers,
         pending_containers: p.pending_containers,
         used: p.usage.into(),
@@ -156,6 +161,7 @@ impl SchedulerStatus {
                     guaranteed: view.guaranteed_rate.map(Into::into),
                     burst: view.burst,
                     apps: q.apps.len(),
+                    waiting_apps: q.waiting.len(),
                     running_containers: q.running_containers,
                     pending_containers: q.pending_containers,
                     used: q.usage.into(),

@@ -56,11 +56,20 @@ fn queue_max_running_apps_holds_later_apps_until_one_finishes() {
         submit(&mut s, k, "q", "alice");
     }
     assert_eq!((runnable(&s, 1), runnable(&s, 2), runnable(&s, 3)), (true, true, false));
+    assert_eq!(app_counts(&s, "root.q"), (2, 1), "the status counts the held app as waiting");
     assert_eq!(started(&heartbeat(&mut s, 1)), vec![1, 2], "the third app gets no container");
     assert_eq!(s.state().queue_by_name("root.q").unwrap().pending_containers, 0, "its ask is not demand");
     s.remove_app(1).unwrap();
     assert!(runnable(&s, 3), "the waiting app runs once a running one finishes");
+    assert_eq!(app_counts(&s, "root.q"), (2, 0));
     assert_eq!(started(&heartbeat(&mut s, 2)), vec![3]);
+}
+
+/// The status's runnable and waiting app counts of queue `name`.
+fn app_counts(s: &Scheduler, name: &str) -> (usize, usize) {
+    let status = tidal_core::status::SchedulerStatus::of(s);
+    let q = status.queues.iter().find(|q| q.name == name).expect("the queue is in the status");
+    (q.apps, q.waiting_apps)
 }
 
 #[test]

@@ -108,7 +108,10 @@ final class QueueStatus {
     /** Null under policies that keep no burst state, and for TQs. */
     final Burst burst;
 
+    /** Runnable apps, and apps held back by a running-apps limit. */
     final int apps;
+
+    final int waitingApps;
     final long runningContainers;
     final long pendingContainers;
     final long usedMemoryMb;
@@ -131,6 +134,7 @@ final class QueueStatus {
       guaranteed = node.path("guaranteed").isObject() ? new Amount(node.path("guaranteed")) : null;
       burst = node.path("burst").isObject() ? new Burst(node.path("burst")) : null;
       apps = node.path("apps").getIntValue();
+      waitingApps = node.path("waiting_apps").getIntValue();
       runningContainers = node.path("running_containers").getLongValue();
       pendingContainers = node.path("pending_containers").getLongValue();
       usedMemoryMb = node.path("used").path("memory_mb").getLongValue();

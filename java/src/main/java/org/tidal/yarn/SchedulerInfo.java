@@ -42,10 +42,13 @@ final class SchedulerInfo {
     root.put("fairResources", resources(status.cluster));
     root.put("maxResources", resources(status.cluster));
     int apps = 0;
+    int waiting = 0;
     for (QueueStatus.Leaf leaf : status.leaves) {
       apps += leaf.apps;
+      waiting += leaf.waitingApps;
     }
     root.put("numActiveApps", apps);
+    root.put("numPendingApps", waiting);
     root.put("dominantShare", status.used().dominantShareOf(status.cluster));
     root.put("childQueues", children(status, TidalScheduler.ROOT_QUEUE, wallClock));
     return root;
@@ -90,8 +93,10 @@ final class SchedulerInfo {
     } else {
       queue.putNull("guaranteedResources");
     }
-    // Tidal limits no queue's running apps, so every app in a queue is active.
+    // As FairScheduler's view: active apps may get containers, pending ones wait for a
+    // running-apps limit.
     queue.put("numActiveApps", leaf.apps);
+    queue.put("numPendingApps", leaf.waitingApps);
     queue.put("runningContainers", leaf.runningContainers);
     queue.put("pendingContainers", leaf.pendingContainers);
     queue.put("dominantShare", leaf.dominantShare);

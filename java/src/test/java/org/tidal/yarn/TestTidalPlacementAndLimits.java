@@ -20,6 +20,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.codehaus.jackson.JsonNode;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
@@ -115,6 +116,9 @@ public class TestTidalPlacementAndLimits {
         "the third app gets no AM while two run",
         RMAppAttemptState.SCHEDULED,
         third.getCurrentAppAttempt().getAppAttemptState());
+    JsonNode analysts = restQueue("root.analysts");
+    assertEquals(analysts.toString(), 2, analysts.path("numActiveApps").getIntValue());
+    assertEquals(analysts.toString(), 1, analysts.path("numPendingApps").getIntValue());
 
     rm.killApp(first.getApplicationAttemptId().getApplicationId());
     rm.waitForState(first.getApplicationAttemptId().getApplicationId(), RMAppState.KILLED);
@@ -124,5 +128,24 @@ public class TestTidalPlacementAndLimits {
           heartbeat(rm, nm);
           return third.getCurrentAppAttempt().getAppAttemptState() == RMAppAttemptState.ALLOCATED;
         });
+    assertEquals(0, restQueue("root.analysts").path("numPendingApps").getIntValue());
+  }
+
+  /** Queue {@code name} of the scheduler's REST view (one level below the root). */
+  private JsonNode restQueue(String name) throws Exception {
+    TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
+    JsonNode queues =
+        SchedulerInfo.of(QueueStatus.parse(scheduler.statusJson()), t -> t)
+            .path("scheduler")
+            .path("schedulerInfo")
+            .path("rootQueue")
+            .path("childQueues")
+            .path("queue");
+    for (JsonNode queue : queues) {
+      if (name.equals(queue.path("queueName").getTextValue())) {
+        return queue;
+      }
+    }
+    throw new AssertionError("no queue " + name + " in " + queues);
   }
 }

@@ -215,7 +215,12 @@ public class TidalQueueCli extends Configured implements Tool {
     } else {
       row("Burst", "-");
     }
-    row("Applications", String.valueOf(q.path("apps").getIntValue()));
+    row(
+        "Applications",
+        q.path("apps").getIntValue()
+            + " runnable, "
+            + q.path("waiting_apps").getIntValue()
+            + " waiting for a running-apps limit");
     row(
         "Containers",
         q.path("running_containers").getLongValue()

@@ -43,9 +43,11 @@ public class RmRestartIT {
   /**
    * The DAG often takes the free slots before the slower MapReduce AMs ask, so their first maps
    * start only as its producers end; a consumer that runs on keeps the DAG with a task at that
-   * moment. With a 1 s consumer the DAG sometimes ended before every job had a map running.
+   * moment. With a 1 s consumer the DAG sometimes ended before every job had a map running, and on
+   * a loaded machine a 30 s one did too (FairScheduler, the last MapReduce job's first map started
+   * just after it), so the consumer runs a minute.
    */
-  static final long TEZ_CONSUMER_MILLIS = 30000;
+  static final long TEZ_CONSUMER_MILLIS = 60000;
 
   @Parameters(name = "{0}")
   public static Iterable<Object[]> schedulers() {

@@ -267,10 +267,17 @@ impl NodeOffer {
     /// within this rather than within `free`.
     #[inline]
     pub fn room_for(&self, app: &crate::state::App) -> Resources {
-        match self.am_room {
-            Some(room) if !app.started => self.free.min(&room),
-            _ => self.free,
+        if app.started {
+            self.free
+        } else {
+            self.am_start_room()
         }
+    }
+
+    /// The space an app whose ApplicationMaster has not started may use here.
+    #[inline]
+    fn am_start_room(&self) -> Resources {
+        self.am_room.map_or(self.free, |room| self.free.min(&room))
     }
 
     /// The app's highest-priority ask that can start here, under YARN's locality rules.
@@ -294,8 +301,7 @@ impl NodeOffer {
         skip_hinted: bool,
     ) -> Option<(AppIdx, Placement)> {
         let waiting = &state.queues[queue].unstarted_pending;
-        let room = self.am_room.map_or(self.free, |r| self.free.min(&r));
-        if !waiting.may_fit(&room) {
+        if !waiting.may_fit(&self.am_start_room()) {
             return None;
         }
         waiting

@@ -329,6 +329,13 @@ pub struct Settings {
     /// How often the core samples queue shares into its history ([`crate::history`]), in ms of
     /// its clock.
     pub history_sample_interval_ms: i64,
+    /// Whether a node is reserved for an ask larger than its free space
+    /// ([`crate::container_reservation`]).
+    pub reserve_containers: bool,
+    /// The AM share of a leaf the queue file gives none (neither `<maxAMShare>` nor
+    /// `<queueMaxAMShareDefault>`); `None` checks none. The ResourceManager passes
+    /// FairScheduler's default, 0.5.
+    pub default_max_am_share: Option<f64>,
 }
 
 /// The history sample interval unless configured: a second.
@@ -344,6 +351,8 @@ impl Default for Settings {
             max_allocation: Resources::new(8192, 32),
             max_assign_per_heartbeat: 10,
             history_sample_interval_ms: DEFAULT_HISTORY_SAMPLE_INTERVAL_MS,
+            reserve_containers: false,
+            default_max_am_share: None,
         }
     }
 }
@@ -371,6 +380,11 @@ impl Settings {
         }
         if self.max_assign_per_heartbeat == 0 {
             return Err(CoreError::Config("max assignments per heartbeat must be at least 1".into()));
+        }
+        if let Some(share) = self.default_max_am_share {
+            if !(0.0..=1.0).contains(&share) {
+                return Err(CoreError::Config(format!("default AM share {share} is not a fraction in [0, 1]")));
+            }
         }
         let interval = self.history_sample_interval_ms;
         if !(1..=MAX_HISTORY_SAMPLE_INTERVAL_MS).contains(&interval) {

@@ -150,7 +150,8 @@ pub struct StragglerAdvice {
     pub priority: Option<Priority>,
     /// Reserved slots of the stage that are idle.
     pub idle_slots: usize,
-    /// Allocation ids (YARN container numbers) of the running containers to copy, oldest first.
+    /// Allocation ids of the running containers to copy, oldest first (the RM's shim hands the
+    /// AM their container ids).
     pub containers: Vec<u64>,
 }
 

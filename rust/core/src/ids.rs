@@ -19,6 +19,6 @@ pub type LocationId = u32;
 /// The id of YARN's `*` resource name.
 pub const ANY: LocationId = 0;
 
-/// Allocation ids must stay below this: they become the 40-bit container number of a YARN
-/// `ContainerId`.
+/// Allocation ids must stay below this, so that every id is exact as a JSON number (a double)
+/// in status and hints replies.
 pub const MAX_ALLOCATION_ID: AllocationId = 1 << 40;

@@ -9,6 +9,7 @@
 pub mod acl;
 pub mod bopf;
 pub mod config;
+pub mod container_reservation;
 pub mod dag;
 pub mod error;
 pub mod hints;
@@ -31,4 +32,4 @@ pub mod uwfq;
 
 pub use error::{CoreError, Result};
 pub use resource::{ResourceKind, Resources, DIMS};
-pub use scheduler::{Decision, Locality, Scheduler};
+pub use scheduler::{Decision, DecisionKind, Locality, Scheduler};

@@ -119,9 +119,10 @@ impl LimitDefaults {
         limits.max_running_apps.or(self.queue_max_apps_default).unwrap_or(u32::MAX)
     }
 
-    /// The fraction of its fair share a queue's AMs may take, or `None` when not checked.
-    pub fn max_am_share(&self, limits: &QueueLimits) -> Option<f64> {
-        limits.max_am_share.or(self.queue_max_am_share_default).filter(|f| *f >= 0.0)
+    /// The fraction of its fair share a queue's AMs may take, or `None` when not checked: the
+    /// queue's own, else the file's default, else `fallback` (the settings' default).
+    pub fn max_am_share(&self, limits: &QueueLimits, fallback: Option<f64>) -> Option<f64> {
+        limits.max_am_share.or(self.queue_max_am_share_default).or(fallback).filter(|f| *f >= 0.0)
     }
 }
 
@@ -261,15 +262,17 @@ mod tests {
     fn am_share_and_counts() {
         let mut l = QueueLimits::default();
         l.set("maxAMShare", "-1").unwrap();
-        assert_eq!(LimitDefaults::default().max_am_share(&l), None);
+        assert_eq!(LimitDefaults::default().max_am_share(&l, None), None);
         assert!(QueueLimits::default().set("maxAMShare", "1.5").is_err());
         assert!(QueueLimits::default().set("maxRunningApps", "-1").is_err());
         let mut m = QueueLimits::default();
         m.set("maxResources", "1024 mb, 1 vcores").unwrap();
         assert!(m.set("minResources", "2048 mb, 1 vcores").unwrap_err().contains("exceed"));
         let d = LimitDefaults { queue_max_am_share_default: Some(0.5), ..Default::default() };
-        assert_eq!(d.max_am_share(&QueueLimits::default()), Some(0.5));
-        assert_eq!(d.max_am_share(&l), None, "the queue's -1 overrides the default");
+        assert_eq!(d.max_am_share(&QueueLimits::default(), None), Some(0.5));
+        assert_eq!(d.max_am_share(&l, Some(0.5)), None, "the queue's -1 overrides the default");
+        assert_eq!(LimitDefaults::default().max_am_share(&QueueLimits::default(), Some(0.5)), Some(0.5));
+        assert_eq!(d.max_am_share(&QueueLimits::default(), Some(0.1)), Some(0.5), "the file's default first");
     }
 
     #[test]

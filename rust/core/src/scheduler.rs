@@ -13,6 +13,7 @@
 //! higher-priority container takes held space (`make_room`).
 
 use crate::config::{self, AppPolicyKind, QueueConfig, QueueFile, Settings};
+use crate::container_reservation::{self, ContainerReservations, ReservedContainer};
 use crate::error::{CoreError, Result};
 use crate::hints::{HintsReply, PartitionAdvice, StragglerAdvice};
 use crate::history::History;
@@ -35,9 +36,23 @@ use tracing::{debug, info, warn};
 
 pub use crate::request::Locality;
 
-/// A container to start: what the RM shim materialises.
+/// What a decision asks the host to do on the heartbeat's node.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DecisionKind {
+    /// Start a container: the allocation is booked.
+    Start = 0,
+    /// Reserve the node for the app's ask ([`crate::container_reservation`]); nothing is booked
+    /// and `allocation_id` is 0. A later `Start` of the same app and priority on the node
+    /// fulfils it.
+    Reserve = 1,
+    /// End the app's reservation on the node without a container: it no longer asks for it.
+    Unreserve = 2,
+}
+
+/// What the RM shim materialises: a container to start, or a reservation made or ended.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Decision {
+    pub kind: DecisionKind,
     pub allocation_id: AllocationId,
     pub app: AppKey,
     pub priority: Priority,
@@ -100,6 +115,8 @@ pub struct Scheduler {
     user_running: HashMap<String, u32>,
     /// Slot reservation holds and per-stage state.
     reservations: Reservations,
+    /// Nodes reserved for asks larger than their free space, when the settings reserve.
+    reserved: ContainerReservations,
     /// Whether any queue has slot reservation on: when not, none of its bookkeeping runs.
     reserving: bool,
     /// Whether any queue or parent has a `<maxResources>`: when not, offering a node skips the
@@ -153,6 +170,7 @@ impl Scheduler {
             order: QueueOrder::default(),
             user_running: HashMap::new(),
             reservations: Reservations::default(),
+            reserved: ContainerReservations::default(),
             reserving: false,
             capped: false,
             ended: Vec::new(),
@@ -638,6 +656,7 @@ impl Scheduler {
         self.state.capacity -= node.capacity;
         self.order.forget();
         self.reservations.node_removed(id);
+        self.reserved.clear_node(id);
         if self.reserving && node.containers > 0 {
             // Tasks on a vanished node did not finish: they leave their stages without a duration.
             let mut on_node: Vec<(AllocationId, Allocation)> =
@@ -865,6 +884,7 @@ impl Scheduler {
             self.tell_app_policy(idx, |p, s, i| p.on_app_removed(s, i));
         }
         self.reservations.app_removed(idx);
+        self.reserved.clear_app(idx);
         let app = self.state.take_app(idx);
         if runnable {
             let (pending, pending_resources) = (app.asks.pending_containers(), app.asks.pending_resources());
@@ -1170,6 +1190,16 @@ impl Scheduler {
             p.begin_heartbeat(&self.state, now_ms);
         }
         let mut made = 0;
+        if limit > 0 && self.reserved.on(node_id).is_some() {
+            let blocked;
+            (made, blocked) = self.serve_reserved(at, out);
+            if blocked {
+                if self.history.due(self.state.now_ms) {
+                    self.history.sample(&self.state, self.policy.as_ref());
+                }
+                return Ok(made);
+            }
+        }
         if self.reserving {
             let ended = std::mem::take(&mut self.ended);
             for (id, a) in &ended {
@@ -1177,7 +1207,7 @@ impl Scheduler {
             }
             self.ended = ended;
             self.reservations.expire(node_id, self.state.now_ms);
-            made = self.serve_holds(at, limit, out);
+            made += self.serve_holds(at, limit - made, out);
         }
         if made < limit {
             made += self.serve_queues(at, limit - made, out);
@@ -1209,6 +1239,40 @@ impl Scheduler {
             }
         }
         self.state.now_ms = self.state.now_ms.max(now_ms);
+    }
+
+    /// The reservation on the node first: its ask starts when it fits, or the reservation ends
+    /// when the app no longer asks for it. Returns the decisions made (at most one) and whether
+    /// the node stays reserved, and so starts nothing else.
+    fn serve_reserved(&mut self, at: Target, out: &mut Vec<Decision>) -> (usize, bool) {
+        let Some(r) = self.reserved.on(at.node) else { return (0, false) };
+        let app = self.state.app(r.app);
+        let Some(p) = container_reservation::still_asked(app, at.host, at.rack, &r) else {
+            self.reserved.clear_node(at.node);
+            let key = app.key;
+            debug!(app = key, node = at.node, "reservation ended: no longer asked for");
+            out.push(Decision {
+                kind: DecisionKind::Unreserve,
+                allocation_id: 0,
+                app: key,
+                priority: r.priority,
+                locality: Locality::OffSwitch,
+                resources: r.resources,
+            });
+            return (1, false);
+        };
+        let mut room = self.free_on(at.node);
+        if self.capped {
+            if let Some(headroom) = Self::with_chain(&self.state, app.queue, limits::headroom) {
+                room = room.min(&headroom);
+            }
+        }
+        if !p.resources.fits_in(&room) {
+            return (0, true);
+        }
+        self.reserved.clear_node(at.node);
+        out.push(self.commit(at, r.app, p));
+        (1, false)
     }
 
     /// Offers the holds on the node to their apps first: an app's highest-priority ask that
@@ -1276,14 +1340,34 @@ impl Scheduler {
                 }
             }
             let q = &self.state.queues[qi];
-            let am_room = self.queue_file.limits.max_am_share(&q.config.limits).map(|share| {
-                let fair = fair.get_or_insert_with(|| FairShares::of(&self.state));
-                let fair_share = limits::fraction_of(&self.state.capacity, fair.of_queue(q));
-                limits::am_room(&fair_share, share, &q.am_usage)
-            });
+            let am_room =
+                self.queue_file.limits.max_am_share(&q.config.limits, self.settings.default_max_am_share).map(
+                    |share| {
+                        let fair = fair.get_or_insert_with(|| FairShares::of(&self.state));
+                        let fair_share = limits::fraction_of(&self.state.capacity, fair.of_queue(q));
+                        limits::am_room(&fair_share, share, &q.am_usage)
+                    },
+                );
             let offer = NodeOffer { node: at.node, host: at.host, rack: at.rack, free: room, am_room };
             let app_policy = &mut self.app_policies[self.leaf_app_policy[qi]].1;
             let Some((app, p)) = app_policy.select(&self.state, qi, &offer) else {
+                if let Some(r) = self.reservation_candidate(at, qi, &room) {
+                    // The queue first in line waits for this node: it is reserved and starts
+                    // nothing else meanwhile.
+                    self.reserved.reserve(at.node, r);
+                    let key = self.state.app(r.app).key;
+                    debug!(app = key, node = at.node, resources = %r.resources, "node reserved");
+                    out.push(Decision {
+                        kind: DecisionKind::Reserve,
+                        allocation_id: 0,
+                        app: key,
+                        priority: r.priority,
+                        locality: Locality::OffSwitch,
+                        resources: r.resources,
+                    });
+                    made += 1;
+                    break;
+                }
                 self.order.pass_first(qi);
                 continue;
             };
@@ -1303,13 +1387,37 @@ impl Scheduler {
         made
     }
 
+    /// What queue `qi`, which can start nothing within `room` on the node, reserves the node
+    /// for, if reservations are on and it has such an ask ([`container_reservation::candidate`]).
+    fn reservation_candidate(&self, at: Target, qi: QueueIdx, room: &Resources) -> Option<ReservedContainer> {
+        // A node without room for the smallest container starts nothing for anyone: only room
+        // that smaller asks would take is worth holding.
+        if !self.settings.reserve_containers || !self.settings.min_allocation.fits_in(room) {
+            return None;
+        }
+        let mut cap = self.state.node(at.node)?.capacity;
+        if self.capped {
+            if let Some(headroom) = Self::with_chain(&self.state, qi, limits::headroom) {
+                cap = cap.min(&headroom);
+            }
+        }
+        container_reservation::candidate(&self.state, &self.reserved, qi, at.host, at.rack, room, &cap)
+    }
+
     /// The one path that starts a container: books it (see `book`) and returns what the host
     /// materialises. Cannot fail: the heartbeat checked everything first.
     fn commit(&mut self, at: Target, app_idx: AppIdx, p: Placement) -> Decision {
         let Placement { priority, locality, resources } = p;
         let origin = Origin::Ask { locality, host: at.host, rack: at.rack };
         let id = self.book(at.node, app_idx, priority, resources, origin);
-        Decision { allocation_id: id, app: self.state.app(app_idx).key, priority, locality, resources }
+        Decision {
+            kind: DecisionKind::Start,
+            allocation_id: id,
+            app: self.state.app(app_idx).key,
+            priority,
+            locality,
+            resources,
+        }
     }
 
     /// Books a running container under a fresh allocation id: on the node, the app and its queue

@@ -444,3 +444,96 @@ fn locations_in_use_are_those_of_nodes_asks_and_blacklists() {
     s.remove_node(0).unwrap();
     assert!(s.locations_in_use().is_empty(), "{:?}", s.locations_in_use());
 }
+
+/// A large ask behind small ones that keep taking the space as it frees: two queues on one full
+/// 8 GB node, queue `a` (first in line) wants a 6 GB container, queue `b` keeps asking for 1 GB
+/// ones. Returns how many of `b`'s containers started and whether `a`'s large one did,
+/// after `rounds` heartbeats in which one of `b`'s containers ends each.
+fn large_ask_behind_small_ones(reserve: bool, rounds: usize) -> (usize, bool, Vec<Decision>) {
+    let settings = Settings { reserve_containers: reserve, ..Settings::default() };
+    let mut s = Scheduler::from_xml(
+        "<tidal><queue name=\"a\"><weight>100</weight></queue><queue name=\"b\"/></tidal>",
+        settings,
+    )
+    .unwrap();
+    add_nodes(&mut s, 1);
+    s.add_app(1, "a", "u").unwrap();
+    s.update_asks(1, &[any_ask(0, 1, GB, 1)], &[], &[]).unwrap();
+    s.add_app(2, "b", "u").unwrap();
+    s.update_asks(2, &[any_ask(0, 1, GB, 1), any_ask(1, 100, GB, 1)], &[], &[]).unwrap();
+    // Both AMs and 6 of b's tasks fill the node.
+    let first = heartbeat(&mut s, 0, &[]);
+    assert_eq!(first.len(), 8);
+    let mut b_running: Vec<u64> =
+        first.iter().filter(|d| d.app == 2 && d.priority == 1).map(|d| d.allocation_id).collect();
+    s.update_asks(1, &[any_ask(1, 1, 6 * GB, 1)], &[], &[]).unwrap();
+    let (mut b_started, mut large_started) = (0, false);
+    let mut all = Vec::new();
+    for _ in 0..rounds {
+        let ended = b_running.remove(0);
+        let out = heartbeat(&mut s, 0, &[ended]);
+        for d in &out {
+            match (d.kind, d.app) {
+                (tidal_core::DecisionKind::Start, 2) => {
+                    b_started += 1;
+                    b_running.push(d.allocation_id);
+                }
+                (tidal_core::DecisionKind::Start, 1) => large_started = true,
+                _ => {}
+            }
+        }
+        all.extend(out);
+        if large_started {
+            break;
+        }
+    }
+    (b_started, large_started, all)
+}
+
+#[test]
+fn a_node_is_reserved_for_an_ask_larger_than_its_free_space() {
+    let (b_started, large_started, decisions) = large_ask_behind_small_ones(true, 10);
+    assert!(large_started, "the 6 GB container starts once enough has freed: {decisions:?}");
+    let reserve = decisions.iter().position(|d| d.kind == tidal_core::DecisionKind::Reserve).expect("a reservation");
+    assert_eq!((decisions[reserve].app, decisions[reserve].resources), (1, Resources::new(6 * GB, 1)));
+    assert_eq!(decisions[reserve].allocation_id, 0);
+    // Nothing else starts on the reserved node: only the large container after the reservation.
+    assert!(decisions[reserve + 1..].iter().all(|d| d.app == 1), "{decisions:?}");
+    assert_eq!(b_started, 0, "the reserved node took none of b's small containers");
+
+    // Without reservations, b's small containers take every freed gigabyte: the large one starves.
+    let (b_started, large_started, decisions) = large_ask_behind_small_ones(false, 10);
+    assert!(!large_started && b_started == 10, "{decisions:?}");
+    assert!(decisions.iter().all(|d| d.kind == tidal_core::DecisionKind::Start));
+}
+
+#[test]
+fn a_reservation_ends_when_its_ask_is_withdrawn_or_its_app_leaves() {
+    let settings = Settings { reserve_containers: true, ..Settings::default() };
+    let mut s = Scheduler::from_xml("<tidal><queue name=\"a\"/></tidal>", settings).unwrap();
+    add_nodes(&mut s, 1);
+    s.add_app(1, "a", "u").unwrap();
+    s.update_asks(1, &[any_ask(0, 1, GB, 1), any_ask(1, 7, GB, 1)], &[], &[]).unwrap();
+    let running = heartbeat(&mut s, 0, &[]);
+    assert_eq!(running.len(), 8, "the node is full");
+    s.update_asks(1, &[any_ask(2, 1, 4 * GB, 1)], &[], &[]).unwrap();
+    // A full node is not reserved: nobody can take it.
+    assert!(heartbeat(&mut s, 0, &[]).is_empty());
+    let d = heartbeat(&mut s, 0, &[running[1].allocation_id]);
+    assert_eq!((d.len(), d[0].kind), (1, tidal_core::DecisionKind::Reserve));
+    // Still reserved and still too small: nothing happens.
+    assert!(heartbeat(&mut s, 0, &[running[2].allocation_id]).is_empty());
+    // The AM withdraws the ask: the next heartbeat ends the reservation and serves the queue again.
+    s.update_asks(1, &[any_ask(2, 0, 4 * GB, 1), any_ask(3, 1, GB, 1)], &[], &[]).unwrap();
+    let d = heartbeat(&mut s, 0, &[]);
+    assert_eq!(d[0].kind, tidal_core::DecisionKind::Unreserve);
+    assert_eq!((d[0].app, d[0].priority), (1, 2));
+    assert_eq!(d[1..].iter().map(|d| (d.kind, d.priority)).collect::<Vec<_>>(), [(tidal_core::DecisionKind::Start, 3)]);
+    // A new reservation, then the app leaves: the node is free for others at once.
+    s.update_asks(1, &[any_ask(4, 1, 4 * GB, 1)], &[], &[]).unwrap();
+    assert_eq!(heartbeat(&mut s, 0, &[])[0].kind, tidal_core::DecisionKind::Reserve);
+    s.remove_app(1).unwrap();
+    s.add_app(2, "a", "u").unwrap();
+    s.update_asks(2, &[any_ask(0, 1, GB, 1)], &[], &[]).unwrap();
+    assert_eq!(heartbeat(&mut s, 0, &[])[0].kind, tidal_core::DecisionKind::Start);
+}

@@ -11,7 +11,7 @@ use tidal_core::error::ErrorKind::{Conflict, Forbidden, Invalid, NotFound};
 use tidal_core::ids::{AllocationId, AppKey, LocationId, NodeId, ANY};
 use tidal_core::request::Ask;
 use tidal_core::scheduler::Caller;
-use tidal_core::{CoreError, Resources, Scheduler};
+use tidal_core::{CoreError, DecisionKind, Resources, Scheduler};
 
 /// A node id: one of a few (so that events meet) or any.
 #[derive(Copy, Clone, Debug, TypeGenerator)]
@@ -185,10 +185,16 @@ fn names(result: &Result<impl Sized, CoreError>, id: impl std::fmt::Display) {
     }
 }
 
+/// The settings the ResourceManager runs the core with: nodes reserved for asks larger than
+/// their free space, and FairScheduler's default AM share.
+fn rm_settings() -> Settings {
+    Settings { reserve_containers: true, default_max_am_share: Some(0.5), ..Settings::default() }
+}
+
 /// Runs the case's events on a fresh scheduler, checking after each one.
 pub fn run(case: &EventCase) {
     let mut xml = queue_file(case.template);
-    let mut s = Scheduler::from_xml(&xml, Settings::default()).expect("every template is a valid queue file");
+    let mut s = Scheduler::from_xml(&xml, rm_settings()).expect("every template is a valid queue file");
     // Nodes whose load may exceed their capacity: adopted containers and shrinks are never refused.
     let mut overcommit: HashSet<NodeId> = HashSet::new();
     let mut given: Vec<AllocationId> = Vec::new();
@@ -281,6 +287,11 @@ fn step(
                 assert_eq!(n, out.len(), "decisions counted");
                 assert!(n <= max as usize, "{n} decisions over the limit of {max}");
                 for d in out.iter() {
+                    if d.kind != DecisionKind::Start {
+                        assert_eq!(d.allocation_id, 0, "a reservation books no allocation");
+                        assert!(s.state().app_index.contains_key(&d.app), "reservation for an unknown app");
+                        continue;
+                    }
                     let a = s.state().allocations.get(&d.allocation_id).expect("a decision is a live allocation");
                     assert_eq!(a.node, node, "decision on another node");
                     assert_eq!(s.state().app(a.app).key, d.app, "decision for another app");
@@ -336,12 +347,12 @@ fn step(
         Op::Reconfigure { template } => {
             let next = queue_file(template);
             let file = tidal_core::config::parse_queue_file(&next).expect("every template is a valid queue file");
-            guarded(s, &[Invalid], |s| s.reconfigure(file, Settings::default())).expect("valid settings");
+            guarded(s, &[Invalid], |s| s.reconfigure(file, rm_settings())).expect("valid settings");
             *xml = next;
         }
         Op::SnapshotRoundTrip => {
             let snapshot = s.snapshot_json();
-            let mut fresh = Scheduler::from_xml(xml, Settings::default()).expect("the current queue file");
+            let mut fresh = Scheduler::from_xml(xml, rm_settings()).expect("the current queue file");
             if let Err(e) = fresh.restore_json(&snapshot) {
                 panic!("a snapshot this scheduler wrote is refused: {e}\n{snapshot}");
             }

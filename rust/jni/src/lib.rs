@@ -56,7 +56,7 @@ pub mod exceptions {
 /// from its own, because a jar and a library from different builds would pass arguments the other
 /// side reads as other types and crash the JVM. Bump it with `NativeLoader.BRIDGE_VERSION`
 /// whenever `TidalNative`'s natives or constants change (a test holds both to a fingerprint).
-pub const BRIDGE_VERSION: jint = 2;
+pub const BRIDGE_VERSION: jint = 3;
 
 /// A scheduler plus scratch buffers reused across calls so the heartbeat does not allocate.
 struct Instance {

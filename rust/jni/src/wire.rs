@@ -9,10 +9,14 @@ use tidal_core::request::Ask;
 use tidal_core::{Decision, Resources};
 
 pub const ASK_STRIDE: usize = 6;
-pub const DECISION_STRIDE: usize = 6;
-pub const SETTINGS_LEN: usize = 6;
+pub const DECISION_STRIDE: usize = 7;
+pub const SETTINGS_LEN: usize = 8;
 /// Offset of the bridge's own fault-injection flag in the settings array (not a core setting).
 pub const SET_FAULT_INJECTION: usize = 5;
+/// Offsets of the container-reservation flag (0 or 1) and of the default AM share in parts per
+/// million (-1: none).
+const SET_RESERVE_CONTAINERS: usize = 6;
+const SET_DEFAULT_MAX_AM_SHARE_PPM: usize = 7;
 
 /// A malformed array or out-of-range value from the Java side.
 #[derive(Debug, PartialEq)]
@@ -58,15 +62,28 @@ fn settings_len(raw: &[i64]) -> WireResult<()> {
 }
 
 /// The core settings of `[minMem, minVcores, maxMem, maxVcores, maxAssignPerHeartbeat,
-/// faultInjection]`; the last field is the bridge's, read by [`fault_injection`].
+/// faultInjection, reserveContainers, defaultMaxAmSharePpm]`; `faultInjection` is the
+/// bridge's, read by [`fault_injection`].
 pub fn settings(raw: &[i64]) -> WireResult<Settings> {
     settings_len(raw)?;
     let max_assign = u32::try_from(raw[4])
         .map_err(|_| WireError(format!("max assignments per heartbeat {} is out of range", raw[4])))?;
+    let reserve_containers = match raw[SET_RESERVE_CONTAINERS] {
+        0 => false,
+        1 => true,
+        v => return Err(WireError(format!("container reservation flag {v} is not 0 or 1"))),
+    };
+    let default_max_am_share = match raw[SET_DEFAULT_MAX_AM_SHARE_PPM] {
+        -1 => None,
+        ppm @ 0..=1_000_000 => Some(ppm as f64 / 1e6),
+        v => return Err(WireError(format!("default AM share {v} ppm is not -1 or in [0, 1000000]"))),
+    };
     Ok(Settings {
         min_allocation: Resources::new(raw[0], raw[1]),
         max_allocation: Resources::new(raw[2], raw[3]),
         max_assign_per_heartbeat: max_assign,
+        reserve_containers,
+        default_max_am_share,
         ..Settings::default()
     })
 }
@@ -126,7 +143,8 @@ pub fn heartbeat_exchange(longs: usize, completed: i32, max_decisions: i32) -> W
     Ok((completed, max))
 }
 
-/// Encodes decisions as `[allocationId, appKey, priority, locality, memoryMb, vcores]` records.
+/// Encodes decisions as `[allocationId, appKey, priority, locality, memoryMb, vcores, kind]`
+/// records.
 pub fn encode_decisions(decisions: &[Decision], out: &mut Vec<i64>) {
     out.clear();
     for d in decisions {
@@ -137,6 +155,7 @@ pub fn encode_decisions(decisions: &[Decision], out: &mut Vec<i64>) {
             d.locality as i64,
             d.resources.memory_mb(),
             d.resources.vcores(),
+            d.kind as i64,
         ]);
     }
 }
@@ -149,10 +168,10 @@ mod tests {
     #[test]
     fn settings_that_would_overflow_normalising_are_refused_by_the_scheduler() {
         let xml = "<tidal><queue name=\"a\"/></tidal>";
-        let over = settings(&[i64::MAX, 1, i64::MAX, 32, 10, 0]).unwrap();
+        let over = settings(&[i64::MAX, 1, i64::MAX, 32, 10, 0, 0, -1]).unwrap();
         let e = tidal_core::Scheduler::from_xml(xml, over).unwrap_err();
         assert_eq!(e.kind(), tidal_core::error::ErrorKind::Invalid, "{e}");
-        let negative = settings(&[-1024, 1, 8192, 32, 10, 0]).unwrap();
+        let negative = settings(&[-1024, 1, 8192, 32, 10, 0, 0, -1]).unwrap();
         assert!(tidal_core::Scheduler::from_xml(xml, negative).is_err());
     }
 
@@ -172,6 +191,7 @@ mod tests {
     #[test]
     fn decisions_encode_in_field_order() {
         let d = Decision {
+            kind: tidal_core::DecisionKind::Reserve,
             allocation_id: 9,
             app: 4,
             priority: 20,
@@ -180,16 +200,16 @@ mod tests {
         };
         let mut out = Vec::new();
         encode_decisions(&[d, d], &mut out);
-        assert_eq!(&out[..6], &[9, 4, 20, 1, 2048, 2]);
-        assert_eq!(out.len(), 12);
+        assert_eq!(&out[..7], &[9, 4, 20, 1, 2048, 2, 1]);
+        assert_eq!(out.len(), 14);
     }
 
     #[test]
     fn the_heartbeat_exchange_must_hold_the_ids_in_and_the_records_out() {
-        assert_eq!(heartbeat_exchange(60, 60, 10), Ok((60, 10)));
-        assert_eq!(heartbeat_exchange(60, 0, 0), Ok((0, 0)));
-        assert!(heartbeat_exchange(60, 61, 1).unwrap_err().0.contains("61 completed ids"));
-        assert!(heartbeat_exchange(59, 0, 10).unwrap_err().0.contains("need 60"));
+        assert_eq!(heartbeat_exchange(70, 70, 10), Ok((70, 10)));
+        assert_eq!(heartbeat_exchange(70, 0, 0), Ok((0, 0)));
+        assert!(heartbeat_exchange(70, 71, 1).unwrap_err().0.contains("71 completed ids"));
+        assert!(heartbeat_exchange(69, 0, 10).unwrap_err().0.contains("need 70"));
         assert!(heartbeat_exchange(60, -1, 1).unwrap_err().0.contains("negative"));
         assert!(heartbeat_exchange(60, 1, -1).unwrap_err().0.contains("negative"));
     }
@@ -200,19 +220,25 @@ mod tests {
         assert!(app_key(-5).is_err());
         assert!(allocation_id(1 << 40).is_err());
         assert_eq!(allocation_id(7), Ok(7));
-        assert!(settings(&[1024, 1, 8192]).unwrap_err().0.contains("expected 6"));
-        assert!(settings(&[512, 1, 4096, 4, 3]).unwrap_err().0.contains("expected 6"));
-        assert!(settings(&[1024, 1, 8192, 8, -1, 0]).is_err());
-        assert_eq!(settings(&[512, 1, 4096, 4, 3, 0]).unwrap().max_assign_per_heartbeat, 3);
+        assert!(settings(&[1024, 1, 8192]).unwrap_err().0.contains("expected 8"));
+        assert!(settings(&[512, 1, 4096, 4, 3, 0]).unwrap_err().0.contains("expected 8"));
+        assert!(settings(&[1024, 1, 8192, 8, -1, 0, 0, -1]).is_err());
+        let s = settings(&[512, 1, 4096, 4, 3, 0, 1, 500_000]).unwrap();
+        assert_eq!((s.max_assign_per_heartbeat, s.reserve_containers, s.default_max_am_share), (3, true, Some(0.5)));
+        let s = settings(&[512, 1, 4096, 4, 3, 0, 0, -1]).unwrap();
+        assert_eq!((s.reserve_containers, s.default_max_am_share), (false, None));
+        assert!(settings(&[512, 1, 4096, 4, 3, 0, 2, -1]).unwrap_err().0.contains("reservation flag 2"));
+        assert!(settings(&[512, 1, 4096, 4, 3, 0, 0, 1_000_001]).unwrap_err().0.contains("AM share"));
+        assert!(settings(&[512, 1, 4096, 4, 3, 0, 0, -2]).unwrap_err().0.contains("AM share"));
     }
 
     #[test]
     fn fault_injection_is_a_flag_of_its_own() {
-        assert_eq!(fault_injection(&[512, 1, 4096, 4, 3, 0]), Ok(false));
-        assert_eq!(fault_injection(&[512, 1, 4096, 4, 3, 1]), Ok(true));
-        assert!(fault_injection(&[512, 1, 4096, 4, 3, 2]).unwrap_err().0.contains("not 0 or 1"));
+        assert_eq!(fault_injection(&[512, 1, 4096, 4, 3, 0, 0, -1]), Ok(false));
+        assert_eq!(fault_injection(&[512, 1, 4096, 4, 3, 1, 0, -1]), Ok(true));
+        assert!(fault_injection(&[512, 1, 4096, 4, 3, 2, 0, -1]).unwrap_err().0.contains("not 0 or 1"));
         assert!(fault_injection(&[512, 1, 4096, 4, 3]).is_err());
         // The core settings do not depend on it.
-        assert_eq!(settings(&[512, 1, 4096, 4, 3, 1]), settings(&[512, 1, 4096, 4, 3, 0]));
+        assert_eq!(settings(&[512, 1, 4096, 4, 3, 1, 0, -1]), settings(&[512, 1, 4096, 4, 3, 0, 0, -1]));
     }
 }

@@ -119,7 +119,7 @@ fn every_exception_class_the_bridge_raises_is_a_java_tidal_exception() {
 
 /// The bridge version and the fingerprint of the contract it names. When `TidalNative`'s natives
 /// or constants change, bump the version on both sides and record the new fingerprint here.
-const RECORDED_CONTRACT: (i32, u64) = (2, 0xa949_f491_86e0_1986);
+const RECORDED_CONTRACT: (i32, u64) = (3, 0x4555_4624_2a10_3fe6);
 
 /// FNV-1a over `TidalNative`'s native declarations and constants, whitespace collapsed: what a
 /// jar and a library must agree on.

@@ -18,7 +18,7 @@ use tidal_core::ids::AllocationId;
 use tidal_core::ids::ANY;
 use tidal_core::request::{normalize, Ask};
 use tidal_core::status::SchedulerStatus;
-use tidal_core::{Decision, Resources, Scheduler};
+use tidal_core::{Decision, DecisionKind, Resources, Scheduler};
 
 pub struct Engine<'a> {
     sched: Scheduler,
@@ -209,6 +209,10 @@ impl<'a> Engine<'a> {
 
     /// A container the scheduler started on node `n`: the job's AM, a task, or a task's copy.
     fn on_decision(&mut self, n: u32, d: Decision, now: i64) -> Result<()> {
+        if d.kind != DecisionKind::Start {
+            // The simulated schedulers reserve no nodes (the settings leave it off).
+            return Err(anyhow!("unexpected reservation decision for job {}", d.app));
+        }
         let job = (d.app - 1) as usize;
         self.nodes.take_pending(&d.resources);
         self.stats.containers += 1;

@@ -19,6 +19,8 @@ public enum SchedulerUnderTest {
       conf.set("tidal.allocation.file", resourcePath("tidal-two-queues.xml"));
       // Tidal's own REST endpoint defaults to a fixed port on all interfaces.
       conf.set("tidal.rest.address", "127.0.0.1:0");
+      // As the sample yarn-site.xml: up to 10 containers per node heartbeat (the default is one).
+      conf.setInt("tidal.max-assign-per-heartbeat", 10);
       // As the README's install section has it: Tidal's views in the RM's web app.
       conf.set(
           "hadoop.http.filter.initializers",

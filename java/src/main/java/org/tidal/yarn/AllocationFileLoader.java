@@ -135,6 +135,22 @@ final class AllocationFileLoader {
     s[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = maxAssignPerHeartbeat(conf);
     s[TidalNative.SET_FAULT_INJECTION] =
         conf.getBoolean(TidalScheduler.FAULT_INJECTION, false) ? 1 : 0;
+    s[TidalNative.SET_RESERVE_CONTAINERS] =
+        conf.getBoolean(
+                TidalScheduler.RESERVE_CONTAINERS, TidalScheduler.DEFAULT_RESERVE_CONTAINERS)
+            ? 1
+            : 0;
+    float share =
+        conf.getFloat(
+            TidalScheduler.QUEUE_MAX_AM_SHARE_DEFAULT,
+            TidalScheduler.DEFAULT_QUEUE_MAX_AM_SHARE_DEFAULT);
+    if (share != -1f && !(share >= 0f && share <= 1f)) {
+      throw new IOException(
+          TidalScheduler.QUEUE_MAX_AM_SHARE_DEFAULT
+              + " must be a fraction in [0, 1] or -1 (no check), was "
+              + share);
+    }
+    s[TidalNative.SET_DEFAULT_MAX_AM_SHARE_PPM] = share < 0 ? -1 : Math.round(share * 1e6);
     return s;
   }
 

@@ -2,72 +2,42 @@ package org.tidal.yarn;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 
 /**
- * Container ids and the core's allocation ids, both ways. A container the core started carries its
- * allocation id in its container number, below the RM's epoch (which YARN keeps in the bits above
- * 40, so containers of an RM restarted with work-preserving recovery never reuse an earlier RM's
- * numbers), offset by a base that grows each time the core is rebuilt. A container the core adopted
- * (kept running across an RM restart, or re-fed to a rebuilt core) has a number an earlier RM or
- * core chose; its allocation id is looked up instead.
+ * The core's allocation id of every container the current core tracks, by container id. Containers
+ * are numbered as every stock scheduler numbers them, from the attempt's own sequence (so an
+ * attempt's ApplicationMaster is always its container 1, which NodeManager log retention and
+ * Hadoop's tooling rely on), and the core's cluster-wide allocation id is kept beside it here
+ * rather than in the number. A container the core started, adopted (kept running across an RM
+ * restart) or was re-fed after a rebuild is recorded when it is booked and forgotten when it ends.
  */
 final class AllocationIds {
-  /** YARN's {@code ContainerId} keeps the RM epoch above these bits. */
-  static final long NUMBER_BITS = (1L << 40) - 1;
-
   /** No allocation of the core: the container is not one it tracks. */
   static final long NONE = -1;
 
-  private final Map<ContainerId, Long> adopted = new ConcurrentHashMap<ContainerId, Long>();
-  private volatile long epochBits;
-  private volatile long base;
+  private final Map<ContainerId, Long> tracked = new ConcurrentHashMap<ContainerId, Long>();
 
-  /** The highest allocation id turned into a container by the current core. */
-  private volatile long highest;
-
-  /** Takes the RM's epoch, which YARN sets when recovery starts, before any container exists. */
-  void setEpoch(long epoch) {
-    epochBits = epoch << 40;
-  }
-
-  /** The container id of a decision the current core made. */
-  ContainerId containerId(ApplicationAttemptId attempt, long allocationId) {
-    if (allocationId > highest) {
-      highest = allocationId;
-    }
-    return ContainerId.newContainerId(attempt, epochBits | (base + allocationId));
+  /** Records the allocation id the core gave a container, started or adopted. */
+  void booked(ContainerId containerId, long allocationId) {
+    tracked.put(containerId, allocationId);
   }
 
   /** The core's allocation id of a container, or {@link #NONE}. */
   long allocationId(ContainerId containerId) {
-    Long id = adopted.get(containerId);
-    if (id != null) {
-      return id;
-    }
-    long raw = containerId.getContainerId();
-    long number = raw & NUMBER_BITS;
-    return (raw & ~NUMBER_BITS) == epochBits && number > base ? number - base : NONE;
-  }
-
-  /** Records the allocation id the core gave a container it adopted. */
-  void adopted(ContainerId containerId, long allocationId) {
-    adopted.put(containerId, allocationId);
+    Long id = tracked.get(containerId);
+    return id == null ? NONE : id;
   }
 
   /** Forgets a container that ended. */
   void ended(ContainerId containerId) {
-    adopted.remove(containerId);
+    tracked.remove(containerId);
   }
 
   /**
-   * A new core replaces the old one: it knows none of the old allocation ids, so every live
-   * container is adopted again, and its own containers are numbered above every earlier one.
+   * A new core replaces the old one: it knows none of the old ids, so every container is re-fed.
    */
   void newCore() {
-    adopted.clear();
-    base += highest;
-    highest = 0;
+    tracked.clear();
   }
 }

@@ -2,6 +2,7 @@ package org.tidal.yarn;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,6 +14,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.Groups;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
@@ -22,8 +24,13 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.codehaus.jackson.JsonNode;
+import org.codehaus.jackson.map.ObjectMapper;
+import org.codehaus.jackson.node.ArrayNode;
+import org.codehaus.jackson.node.ObjectNode;
 
 /**
  * Applications and their attempts on both sides: Hadoop's {@link SchedulerApplication} and {@link
@@ -35,6 +42,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  */
 final class AppAttemptRegistry {
   private static final Log LOG = LogFactory.getLog(AppAttemptRegistry.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final CoreInstance core;
   private final QueueManager queues;
@@ -43,6 +51,8 @@ final class AppAttemptRegistry {
 
   /** The scheduler's own application map, which Hadoop's code reads too. */
   private final Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications;
+
+  private final AllocationIds ids;
 
   private final AtomicLong nextAppKey = new AtomicLong(1);
 
@@ -59,7 +69,9 @@ final class AppAttemptRegistry {
       QueueManager queues,
       RMContext rmContext,
       Configuration conf,
-      Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications) {
+      Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications,
+      AllocationIds ids) {
+    this.ids = ids;
     this.core = core;
     this.queues = queues;
     this.rmContext = rmContext;
@@ -288,7 +300,7 @@ final class AppAttemptRegistry {
    * authenticated. Returns the core's reply JSON; a refused document leaves the app scheduled as
    * before and surfaces as a TidalException with the core's message.
    */
-  String setHints(ApplicationAttemptId attemptId, String hintsJson) {
+  String setHints(ApplicationAttemptId attemptId, String hintsJson) throws IOException {
     Long key = attemptKeys.get(attemptId);
     if (key == null) {
       throw new TidalNotFoundException(
@@ -309,7 +321,34 @@ final class AppAttemptRegistry {
       throw sameKind(e, message);
     }
     LOG.debug("Hints of " + attemptId + " accepted: " + reply);
-    return reply;
+    return withContainerIds(reply, attemptsByKey.get(key));
+  }
+
+  /**
+   * The core's hints reply with the allocation ids of its straggler advice turned into the
+   * container ids the AM knows (an allocation that ended meanwhile is left out).
+   */
+  private String withContainerIds(String reply, FiCaSchedulerApp attempt) throws IOException {
+    JsonNode root = JSON.readTree(reply);
+    JsonNode stragglers = root.path("stragglers");
+    if (attempt == null || stragglers.size() == 0) {
+      return reply;
+    }
+    Map<Long, ContainerId> byAllocation = new HashMap<Long, ContainerId>();
+    for (RMContainer container : attempt.getLiveContainers()) {
+      byAllocation.put(ids.allocationId(container.getContainerId()), container.getContainerId());
+    }
+    for (JsonNode advice : stragglers) {
+      ArrayNode containers = JSON.createArrayNode();
+      for (JsonNode allocation : advice.path("containers")) {
+        ContainerId containerId = byAllocation.get(allocation.asLong());
+        if (containerId != null) {
+          containers.add(containerId.toString());
+        }
+      }
+      ((ObjectNode) advice).put("containers", containers);
+    }
+    return JSON.writeValueAsString(root);
   }
 
   /** {@code e}'s kind of refusal, which callers map to a status, with another message. */

@@ -187,7 +187,7 @@ final class ClusterNodes {
             container.getContainer().getPriority().getPriority(),
             resource.getMemory(),
             resource.getVirtualCores());
-    ids.adopted(containerId, allocationId);
+    ids.booked(containerId, allocationId);
     LOG.info("Adopted running container " + containerId + " as allocation " + allocationId);
     return true;
   }

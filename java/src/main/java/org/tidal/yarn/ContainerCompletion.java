@@ -32,13 +32,16 @@ final class ContainerCompletion {
   private final CoreInstance core;
   private final UsageMetrics usage;
   private final AllocationIds ids;
+  private final NodeReservations reservations;
 
   ContainerCompletion(
       TidalScheduler scheduler,
       Map<NodeId, FiCaSchedulerNode> nodes,
       CoreInstance core,
       UsageMetrics usage,
-      AllocationIds ids) {
+      AllocationIds ids,
+      NodeReservations reservations) {
+    this.reservations = reservations;
     this.scheduler = scheduler;
     this.nodes = nodes;
     this.core = core;
@@ -104,8 +107,12 @@ final class ContainerCompletion {
     }
   }
 
-  /** Kills an ended attempt's containers, but those running on when the attempt keeps them. */
+  /**
+   * Kills an ended attempt's containers, but those running on when the attempt keeps them, and
+   * cancels its reservations.
+   */
   void attemptEnded(FiCaSchedulerApp attempt, boolean keepRunningContainers) {
+    reservations.attemptEnded(attempt);
     for (RMContainer container : attempt.getLiveContainers()) {
       if (keepRunningContainers && container.getState().equals(RMContainerState.RUNNING)) {
         continue;
@@ -118,8 +125,9 @@ final class ContainerCompletion {
     }
   }
 
-  /** Kills the containers of a lost node; the core forgets them with the node. */
+  /** Kills the containers and the reservation of a lost node; the core forgets them with it. */
   void nodeLost(FiCaSchedulerNode node) {
+    reservations.cancel(node, "its node was lost");
     for (RMContainer container : node.getRunningContainers()) {
       complete(
           container,

@@ -17,8 +17,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  * Turns the core's decision records into containers with Hadoop's own bookkeeping: the attempt's
  * {@link FiCaSchedulerApp#allocate} (which decrements its asks as Hadoop's schedulers do) and the
  * node's. A decision Hadoop cannot take, because the attempt stopped or its asks changed since the
- * core saw them, is handed back to the core. The allocation id becomes the container number (see
- * {@link AllocationIds}), so a container names its allocation for the rest of its life.
+ * core saw them, is handed back to the core. Containers are numbered from their attempt's own
+ * sequence, as Hadoop's schedulers number them; {@link AllocationIds} keeps each one's allocation.
  */
 final class DecisionMaterializer {
   private static final Log LOG = LogFactory.getLog(DecisionMaterializer.class);
@@ -27,9 +27,15 @@ final class DecisionMaterializer {
   private final AppAttemptRegistry attempts;
   private final UsageMetrics usage;
   private final AllocationIds ids;
+  private final NodeReservations reservations;
 
   DecisionMaterializer(
-      CoreInstance core, AppAttemptRegistry attempts, UsageMetrics usage, AllocationIds ids) {
+      CoreInstance core,
+      AppAttemptRegistry attempts,
+      UsageMetrics usage,
+      AllocationIds ids,
+      NodeReservations reservations) {
+    this.reservations = reservations;
     this.core = core;
     this.attempts = attempts;
     this.usage = usage;
@@ -52,6 +58,20 @@ final class DecisionMaterializer {
         Resource.newInstance(
             (int) field(d, offset, TidalNative.DEC_MEMORY_MB),
             (int) field(d, offset, TidalNative.DEC_VCORES));
+    int kind = (int) field(d, offset, TidalNative.DEC_KIND);
+    if (kind == TidalNative.KIND_UNRESERVE) {
+      reservations.cancel(node, "the application no longer asks for it");
+      return;
+    }
+    if (kind == TidalNative.KIND_RESERVE) {
+      // An attempt that stopped is removed from the core soon, which ends the reservation there.
+      if (app != null && !app.isStopped()) {
+        synchronized (app) {
+          reservations.reserve(app, node, priority, capability);
+        }
+      }
+      return;
+    }
     int locality = (int) field(d, offset, TidalNative.DEC_LOCALITY);
     String failure;
     RMContainer rmContainer = null;
@@ -63,7 +83,12 @@ final class DecisionMaterializer {
         if (failure == null) {
           NodeType type = nodeType(locality);
           ResourceRequest request = app.getResourceRequest(priority, resourceName(node, locality));
-          ContainerId containerId = ids.containerId(app.getApplicationAttemptId(), allocationId);
+          // A reservation of this ask on the node ends as the ask starts, under its container id.
+          ContainerId containerId = reservations.fulfil(app, node, priority);
+          if (containerId == null) {
+            containerId =
+                ContainerId.newContainerId(app.getApplicationAttemptId(), app.getNewContainerId());
+          }
           Container container =
               Container.newInstance(
                   containerId,
@@ -94,6 +119,7 @@ final class DecisionMaterializer {
       TidalNative.releaseAllocation(core.handle(), allocationId);
       return;
     }
+    ids.booked(rmContainer.getContainerId(), allocationId);
     node.allocateContainer(rmContainer);
     usage.containerStarted(capability);
   }

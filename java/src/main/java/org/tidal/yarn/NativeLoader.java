@@ -19,7 +19,7 @@ public final class NativeLoader {
    * The contract between this jar and the library: {@link TidalNative}'s natives and wire
    * constants. Equal to the library's {@code BRIDGE_VERSION}; bump both when either changes.
    */
-  public static final int BRIDGE_VERSION = 2;
+  public static final int BRIDGE_VERSION = 3;
 
   private static boolean loaded;
 

@@ -1,11 +1,13 @@
 package org.tidal.yarn;
 
 import java.io.IOException;
+import java.util.Collection;
 import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
 /**
  * Contains a panic of the native core. The bridge poisons an instance that panicked (every later
@@ -29,6 +31,11 @@ final class PanicRecovery {
   private final AppAttemptRegistry attempts;
   private final AllocateHandler allocateHandler;
   private final QueueManager queues;
+  private final NodeReservations reservations;
+
+  /** The scheduler's live node records. */
+  private final Collection<FiCaSchedulerNode> schedulerNodes;
+
   private volatile int rebuilds;
 
   PanicRecovery(
@@ -39,7 +46,11 @@ final class PanicRecovery {
       ClusterNodes nodes,
       AppAttemptRegistry attempts,
       AllocateHandler allocateHandler,
-      QueueManager queues) {
+      QueueManager queues,
+      NodeReservations reservations,
+      Collection<FiCaSchedulerNode> schedulerNodes) {
+    this.reservations = reservations;
+    this.schedulerNodes = schedulerNodes;
     this.core = core;
     this.allocationFile = allocationFile;
     this.durable = durable;
@@ -71,6 +82,8 @@ final class PanicRecovery {
       core.replace(() -> allocationFile.recreate(core));
       durable.restoreLast();
       ids.newCore();
+      // The new core holds no node: asks that still do not fit reserve again.
+      reservations.cancelAll(schedulerNodes);
       nodes.replay();
       Map<Long, FiCaSchedulerApp> current = attempts.replay();
       apps = current.size();

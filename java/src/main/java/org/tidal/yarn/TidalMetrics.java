@@ -3,6 +3,7 @@ package org.tidal.yarn;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -67,6 +68,9 @@ final class TidalMetrics {
 
   private static final String[] ADMITTED_CLASSES = {"hard", "soft", "elastic"};
 
+  /** Which scheduler's metrics hold each source name in this JVM's metrics system. */
+  private static final Map<String, TidalMetrics> OWNERS = new HashMap<String, TidalMetrics>();
+
   private final StatusCache status;
 
   /** Registered queue sources by full queue name, null while stopped. */
@@ -98,7 +102,7 @@ final class TidalMetrics {
     Set<String> live = new HashSet<String>(queues);
     for (String queue : new ArrayList<String>(registered.keySet())) {
       if (!live.contains(queue)) {
-        system().unregisterSource(registered.remove(queue));
+        unregister(registered.remove(queue));
       }
     }
     for (String queue : queues) {
@@ -117,10 +121,10 @@ final class TidalMetrics {
       return;
     }
     for (String name : registered.values()) {
-      system().unregisterSource(name);
+      unregister(name);
     }
     if (schedulerRegistered) {
-      system().unregisterSource(SCHEDULER_RECORD);
+      unregister(SCHEDULER_RECORD);
     }
     registered = null;
     schedulerRegistered = false;
@@ -141,16 +145,37 @@ final class TidalMetrics {
   }
 
   /**
-   * Metrics are there to watch the scheduler, never a reason for it not to run: a name another
-   * scheduler of this JVM still holds (two active RMs in one test JVM) is logged and skipped.
+   * Registers a source under {@code name}. With several schedulers in one JVM (RMs of a test, an RM
+   * started again before the old one stopped) a name belongs to the one that registered it last, as
+   * the RM started last is the one watched; the older one's stop leaves it alone. Metrics are never
+   * a reason for the scheduler not to run: a failure is logged.
    */
-  private static boolean register(String name, String description, MetricsSource source) {
-    try {
-      system().register(name, description, source);
-      return true;
-    } catch (MetricsException e) {
-      LOG.warn("Metrics source " + name + " not registered: " + e.getMessage());
-      return false;
+  private boolean register(String name, String description, MetricsSource source) {
+    synchronized (OWNERS) {
+      TidalMetrics previous = OWNERS.get(name);
+      if (previous != null && previous != this) {
+        system().unregisterSource(name);
+        LOG.info("Metrics source " + name + " moves to the Tidal scheduler started last");
+      }
+      try {
+        system().register(name, description, source);
+        OWNERS.put(name, this);
+        return true;
+      } catch (MetricsException e) {
+        OWNERS.remove(name);
+        LOG.warn("Metrics source " + name + " not registered: " + e.getMessage());
+        return false;
+      }
+    }
+  }
+
+  /** Unregisters {@code name} if this scheduler still owns it. */
+  private void unregister(String name) {
+    synchronized (OWNERS) {
+      if (OWNERS.get(name) == this) {
+        OWNERS.remove(name);
+        system().unregisterSource(name);
+      }
     }
   }
 

@@ -13,8 +13,8 @@ import java.nio.ByteOrder;
  *   <li>Node ids are small dense ints chosen by the caller. Location ids are ints the caller
  *       interns for host and rack names; {@link #ANY_LOCATION} (0) is the YARN "*" name.
  *   <li>App keys are longs chosen by the caller (one per application attempt).
- *   <li>Allocation ids are assigned by Rust, globally unique per instance and below 2^40, so the
- *       shim uses them directly as the container number of the {@code ContainerId}.
+ *   <li>Allocation ids are assigned by Rust, unique per instance and below 2^40; the shim numbers
+ *       containers from each attempt's own sequence, as Hadoop does, and maps between the two.
  *   <li>Every error (bad input, unknown node/app, a Rust panic) surfaces as a {@link
  *       TidalException}; a panic as its subclass {@link TidalPanicException}. Nothing here aborts
  *       the JVM.
@@ -40,7 +40,7 @@ public final class TidalNative {
       ASK_VCORES = 5;
 
   /** Longs per decision record written by {@link #nodeHeartbeat}. */
-  public static final int DECISION_STRIDE = 6;
+  public static final int DECISION_STRIDE = 7;
 
   /** Decision record field offsets. */
   public static final int DEC_ALLOCATION_ID = 0,
@@ -48,25 +48,36 @@ public final class TidalNative {
       DEC_PRIORITY = 2,
       DEC_LOCALITY = 3,
       DEC_MEMORY_MB = 4,
-      DEC_VCORES = 5;
+      DEC_VCORES = 5,
+      DEC_KIND = 6;
+
+  /**
+   * Values of the {@link #DEC_KIND} field: start a container; reserve the node for the ask (no
+   * allocation id); end the app's reservation on the node without a container.
+   */
+  public static final int KIND_START = 0, KIND_RESERVE = 1, KIND_UNRESERVE = 2;
 
   /** Values of the {@link #DEC_LOCALITY} field. */
   public static final int LOCALITY_NODE = 0, LOCALITY_RACK = 1, LOCALITY_OFF_SWITCH = 2;
 
   /** Longs in the settings array passed to {@link #create} and {@link #reconfigure}. */
-  public static final int SETTINGS_LEN = 6;
+  public static final int SETTINGS_LEN = 8;
 
   /**
-   * Settings field offsets: YARN's min/max allocation, the per-heartbeat assignment cap, and
-   * whether the instance allows fault injection ({@link #armHeartbeatPanic}): 1 on, 0 off. The
-   * fault-injection flag is read by {@link #create} only; {@link #reconfigure} ignores it.
+   * Settings field offsets: YARN's min/max allocation, the per-heartbeat assignment cap, whether
+   * the instance allows fault injection ({@link #armHeartbeatPanic}): 1 on, 0 off, whether nodes
+   * are reserved for asks larger than their free space (1 or 0), and the AM share of queues the
+   * queue file gives none, in parts per million (-1: none). The fault-injection flag is read by
+   * {@link #create} only; {@link #reconfigure} ignores it.
    */
   public static final int SET_MIN_MEMORY_MB = 0,
       SET_MIN_VCORES = 1,
       SET_MAX_MEMORY_MB = 2,
       SET_MAX_VCORES = 3,
       SET_MAX_ASSIGN_PER_HEARTBEAT = 4,
-      SET_FAULT_INJECTION = 5;
+      SET_FAULT_INJECTION = 5,
+      SET_RESERVE_CONTAINERS = 6,
+      SET_DEFAULT_MAX_AM_SHARE_PPM = 7;
 
   static {
     NativeLoader.load();

@@ -89,10 +89,31 @@ public class TidalScheduler extends FifoScheduler {
 
   public static final String DEFAULT_ALLOCATION_FILE = "tidal-queues.xml";
 
-  /** Upper bound on containers started per node heartbeat. */
+  /**
+   * Upper bound on containers started per node heartbeat. One by default, as FairScheduler ({@code
+   * yarn.scheduler.fair.assignmultiple} false) and 2.7's CapacityScheduler start one per node
+   * heartbeat; raise it as FairScheduler's {@code max.assign} for faster ramp-up.
+   */
   public static final String MAX_ASSIGN_PER_HEARTBEAT = "tidal.max-assign-per-heartbeat";
 
-  public static final int DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 10;
+  public static final int DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 1;
+
+  /**
+   * Whether a node is reserved for an ask larger than its free space, as Hadoop's schedulers do, so
+   * that a large request does not wait forever behind smaller ones.
+   */
+  public static final String RESERVE_CONTAINERS = "tidal.reservations.enabled";
+
+  public static final boolean DEFAULT_RESERVE_CONTAINERS = true;
+
+  /**
+   * The AM share (fraction of a queue's fair share its ApplicationMasters may take) of leaves the
+   * queue file gives none, neither {@code <maxAMShare>} nor {@code <queueMaxAMShareDefault>}; -1
+   * checks none. FairScheduler's default, 0.5.
+   */
+  public static final String QUEUE_MAX_AM_SHARE_DEFAULT = "tidal.queue-max-am-share-default";
+
+  public static final float DEFAULT_QUEUE_MAX_AM_SHARE_DEFAULT = 0.5f;
   public static final String ROOT_QUEUE = "root";
 
   /**
@@ -188,8 +209,9 @@ public class TidalScheduler extends FifoScheduler {
     synchronized (this) {
       durable = new DurableState(core, conf, rmContext);
       queues = new QueueManager(core, conf, durable);
-      attempts = new AppAttemptRegistry(core, queues, rmContext, conf, applications);
-      completion = new ContainerCompletion(this, nodes, core, usage, ids);
+      attempts = new AppAttemptRegistry(core, queues, rmContext, conf, applications, ids);
+      NodeReservations reservations = new NodeReservations(this);
+      completion = new ContainerCompletion(this, nodes, core, usage, ids, reservations);
       clusterNodes =
           new ClusterNodes(
               this,
@@ -199,7 +221,7 @@ public class TidalScheduler extends FifoScheduler {
               locations,
               usage,
               queues.root().getMetrics(),
-              new DecisionMaterializer(core, attempts, usage, ids),
+              new DecisionMaterializer(core, attempts, usage, ids, reservations),
               completion,
               rmContext,
               usePortForNodeName,
@@ -219,7 +241,16 @@ public class TidalScheduler extends FifoScheduler {
               usage);
       panicRecovery =
           new PanicRecovery(
-              core, allocationFile, durable, ids, clusterNodes, attempts, allocateHandler, queues);
+              core,
+              allocationFile,
+              durable,
+              ids,
+              clusterNodes,
+              attempts,
+              allocateHandler,
+              queues,
+              reservations,
+              nodes.values());
       rest = new RestEndpoint(queues, attempts, core, rmContext, conf);
     }
     queues.syncWithCore();
@@ -240,15 +271,13 @@ public class TidalScheduler extends FifoScheduler {
   /**
    * Restores Tidal's saved state, once, before anything else reaches the core. The RM recovers its
    * applications before it starts the scheduler, handing them over synchronously, so the first of
-   * those events restores; the RM's epoch (which numbers containers and fences the store) is known
-   * by then.
+   * those events restores; the RM's epoch (which fences the store) is known by then.
    */
   private synchronized void restoreOnce() throws IOException {
     if (restored) {
       return;
     }
     restored = true;
-    ids.setEpoch(rmContext.getEpoch());
     if (durable.restore() != null) {
       queues.syncWithCore();
     }

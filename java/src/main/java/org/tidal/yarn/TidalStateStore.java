@@ -36,11 +36,19 @@ final class TidalStateStore {
 
   private final StateStorage storage;
 
+  /**
+   * Whether the epochs come from the RM's own state store (recovery is on). An RM store starts with
+   * epoch 0 once, when it is new: after {@code yarn resourcemanager -format-state-store} deleted
+   * it, Tidal's blobs beside it belong to the deleted store.
+   */
+  private final boolean epochsFromRmStore;
+
   /** Sequence number of this RM's latest blob in its epoch. */
   private long sequence;
 
-  TidalStateStore(StateStorage storage) {
+  TidalStateStore(StateStorage storage, boolean epochsFromRmStore) {
     this.storage = storage;
+    this.epochsFromRmStore = epochsFromRmStore;
   }
 
   /**
@@ -49,11 +57,13 @@ final class TidalStateStore {
    */
   static TidalStateStore open(Configuration conf) throws IOException {
     String uri = conf.getTrimmed(URI, "");
+    boolean recovery =
+        conf.getBoolean(
+            YarnConfiguration.RECOVERY_ENABLED, YarnConfiguration.DEFAULT_RM_RECOVERY_ENABLED);
     if (!uri.isEmpty()) {
-      return new TidalStateStore(new FileSystemStateStorage(uri, conf));
+      return new TidalStateStore(new FileSystemStateStorage(uri, conf), recovery);
     }
-    if (!conf.getBoolean(
-        YarnConfiguration.RECOVERY_ENABLED, YarnConfiguration.DEFAULT_RM_RECOVERY_ENABLED)) {
+    if (!recovery) {
       return null;
     }
     String rmStore = conf.get(YarnConfiguration.RM_STORE, "");
@@ -61,11 +71,11 @@ final class TidalStateStore {
       String rmDir = conf.getTrimmed(YarnConfiguration.FS_RM_STATE_STORE_URI, "");
       if (!rmDir.isEmpty()) {
         return new TidalStateStore(
-            new FileSystemStateStorage(new Path(rmDir, "tidal").toString(), conf));
+            new FileSystemStateStorage(new Path(rmDir, "tidal").toString(), conf), true);
       }
     }
     if (ZKRMStateStore.class.getName().equals(rmStore)) {
-      return new TidalStateStore(new ZooKeeperStateStorage(conf));
+      return new TidalStateStore(new ZooKeeperStateStorage(conf), true);
     }
     return null;
   }
@@ -75,8 +85,30 @@ final class TidalStateStore {
     return storage.location();
   }
 
-  /** The newest state of an epoch not above {@code epoch}, or null when there is none. */
+  /**
+   * The newest state of an epoch not above {@code epoch}, or null when there is none. The first RM
+   * on a new (or formatted) RM store, epoch 0, deletes what an earlier store left and starts
+   * afresh, as the RM's own state does.
+   */
   String load(long epoch) throws IOException {
+    if (epochsFromRmStore && epoch == 0) {
+      int stale = 0;
+      for (String name : storage.names()) {
+        if (versionOf(name) != null) {
+          storage.delete(name);
+          stale++;
+        }
+      }
+      if (stale > 0) {
+        LOG.warn(
+            "The ResourceManager's state store is new (epoch 0), formatted since Tidal last saved:"
+                + " deleted "
+                + stale
+                + " Tidal state file(s) of the earlier store in "
+                + location());
+      }
+      return null;
+    }
     String newest = null;
     long[] best = {-1, -1};
     for (String name : storage.names()) {

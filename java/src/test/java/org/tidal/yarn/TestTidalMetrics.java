@@ -175,4 +175,32 @@ public class TestTidalMetrics {
     assertEquals("elastic", attribute(TidalMetrics.sourceName("root.b"), "tag.AdmissionClass"));
     assertFalse(bean(TidalMetrics.SCHEDULER_RECORD) == null);
   }
+
+  /**
+   * Two RMs in one JVM (as Hadoop's restart tests run them): the one started last owns the sources,
+   * and the first one's stop leaves them registered.
+   */
+  @Test(timeout = 120000)
+  public void theSchedulerStartedLastOwnsTheSourcesOfItsJvm() throws Exception {
+    start(QUEUES_AB);
+    File other = tmp.newFile("other-queues.xml");
+    write(other, "<tidal><queue name=\"a\"/><queue name=\"c\"/></tidal>");
+    MockRM second = new MockRM(conf(other));
+    try {
+      second.start();
+      waitFor(
+          "the second scheduler's queue source",
+          () ->
+              "elastic".equals(attribute(TidalMetrics.sourceName("root.c"), "tag.AdmissionClass")));
+      rms.stop();
+      assertFalse(
+          "the first scheduler's stop took the second's source",
+          bean(TidalMetrics.sourceName("root.a")) == null);
+      assertFalse(bean(TidalMetrics.SCHEDULER_RECORD) == null);
+    } finally {
+      second.stop();
+    }
+    assertEquals(null, bean(TidalMetrics.sourceName("root.a")));
+    assertEquals(null, bean(TidalMetrics.SCHEDULER_RECORD));
+  }
 }

@@ -42,8 +42,12 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNodeReport;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
 import org.codehaus.jackson.JsonNode;
 import org.junit.Before;
@@ -265,6 +269,78 @@ public class TestTidalScheduler {
     am.allocate(ResourceRequest.ANY, 1024, 1, new ArrayList<ContainerId>());
     Container replacement = awaitContainers(am, 1, nm).get(0);
     assertFalse(never.getId().equals(replacement.getId()));
+  }
+
+  /**
+   * As every stock scheduler: an attempt numbers its containers from 1, so its AM is container 1
+   * whatever other apps started before; a node heartbeat starts one container unless configured.
+   */
+  @Test(timeout = 120000)
+  public void containersAreNumberedPerAttemptAndOneStartsPerHeartbeatByDefault() throws Exception {
+    YarnConfiguration conf = conf(allocationFile);
+    conf.unset(TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT);
+    start(conf);
+    RMApp first = submit("a", "alice");
+    RMApp second = submit("b", "bob");
+    for (RMApp app : new RMApp[] {first, second}) {
+      rm.waitForState(app.getCurrentAppAttempt().getAppAttemptId(), RMAppAttemptState.SCHEDULED);
+    }
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
+    waitFor("the node", () -> scheduler().getNodeReport(nm.getNodeId()) != null);
+    heartbeat(rm, nm);
+    assertEquals(1, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
+    heartbeat(rm, nm);
+    assertEquals(2, scheduler().getNodeReport(nm.getNodeId()).getNumContainers());
+    for (RMApp app : new RMApp[] {first, second}) {
+      rm.waitForState(app.getCurrentAppAttempt().getAppAttemptId(), RMAppAttemptState.ALLOCATED);
+      assertEquals(1, app.getCurrentAppAttempt().getMasterContainer().getId().getContainerId());
+    }
+    MockAM am = rm.sendAMLaunched(second.getCurrentAppAttempt().getAppAttemptId());
+    am.registerAppAttempt();
+    am.allocate(ResourceRequest.ANY, 1024, 2, new ArrayList<ContainerId>());
+    List<Container> tasks = awaitContainers(am, 2, nm);
+    Set<Long> numbers = new HashSet<Long>();
+    for (Container task : tasks) {
+      numbers.add(task.getId().getContainerId());
+    }
+    assertEquals(new HashSet<Long>(java.util.Arrays.asList(2L, 3L)), numbers);
+  }
+
+  /**
+   * A request larger than the node's free space reserves the node, visible as Hadoop's reserved
+   * container under the attempt's next number, and starts there under that id once space frees;
+   * meanwhile the other queue's small requests do not take the node.
+   */
+  @Test(timeout = 120000)
+  public void aLargeRequestReservesTheNodeUntilItFits() throws Exception {
+    start(conf(allocationFile));
+    MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
+    MockAM small = MockRM.launchAndRegisterAM(submit("b", "bob"), rm, nm);
+    small.allocate(ResourceRequest.ANY, 1024, 5, new ArrayList<ContainerId>());
+    List<Container> smallTasks = awaitContainers(small, 5, nm);
+    MockAM large = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    // 7 GB taken, 1 GB free: a 4 GB request does not fit.
+    large.allocate(ResourceRequest.ANY, 4096, 1, new ArrayList<ContainerId>());
+    small.allocate(ResourceRequest.ANY, 1024, 10, new ArrayList<ContainerId>());
+    heartbeat(rm, nm);
+    FiCaSchedulerApp attempt = scheduler().getApplicationAttempt(large.getApplicationAttemptId());
+    assertEquals(1, attempt.getReservedContainers().size());
+    RMContainer reserved = attempt.getReservedContainers().get(0);
+    assertEquals(2, reserved.getContainerId().getContainerId());
+    assertEquals(RMContainerState.RESERVED, reserved.getState());
+    assertEquals(4096, scheduler().getRootQueueMetrics().getReservedMB());
+    // Small containers end one by one; none of the 10 new small requests takes the freed space.
+    for (int i = 0; i < 3; i++) {
+      nm.nodeHeartbeat(small.getApplicationAttemptId(), i + 2, ContainerState.COMPLETE);
+      heartbeat(rm, nm);
+    }
+    Container started = awaitContainers(large, 1, nm).get(0);
+    assertEquals(reserved.getContainerId(), started.getId());
+    assertEquals(4096, started.getResource().getMemory());
+    assertTrue(attempt.getReservedContainers().isEmpty());
+    assertEquals(0, scheduler().getRootQueueMetrics().getReservedMB());
+    assertEquals(5, smallTasks.size());
+    assertTrue(poll(small).getAllocatedContainers().isEmpty());
   }
 
   @Test(timeout = 120000)

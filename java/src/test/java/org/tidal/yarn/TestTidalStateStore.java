@@ -46,6 +46,32 @@ public class TestTidalStateStore {
     assertTrue(new File(rmStore, "tidal").isDirectory());
   }
 
+  /**
+   * {@code yarn resourcemanager -format-state-store} deletes the RM store, whose next RM starts at
+   * epoch 0 again: Tidal's state of the earlier store is dropped with it instead of fencing every
+   * save of the new one.
+   */
+  @Test
+  public void aFormattedRmStoreStartsTidalsStateAfresh() throws Exception {
+    Configuration conf = new Configuration(false);
+    conf.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+    conf.set(YarnConfiguration.RM_STORE, FileSystemRMStateStore.class.getName());
+    File rmStore = tmp.newFolder("rm-store");
+    conf.set(YarnConfiguration.FS_RM_STATE_STORE_URI, rmStore.toURI().toString());
+    TidalStateStore before = TidalStateStore.open(conf);
+    before.save(4, "of the store before the format");
+    assertEquals("of the store before the format", TidalStateStore.open(conf).load(5));
+    // The format: the RM store's root goes, the next RM has epoch 0.
+    TidalStateStore after = TidalStateStore.open(conf);
+    assertNull(after.load(0));
+    after.save(0, "new");
+    assertEquals("new", TidalStateStore.open(conf).load(1));
+    // Without recovery the epoch is always 0 and a configured store keeps its state.
+    File dir = tmp.newFolder();
+    open(dir).save(0, "kept");
+    assertEquals("kept", open(dir).load(0));
+  }
+
   @Test
   public void theNewestSaveOfAnEpochNotAboveOursIsLoaded() throws Exception {
     File dir = tmp.newFolder();

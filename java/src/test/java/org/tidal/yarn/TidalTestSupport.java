@@ -87,6 +87,8 @@ final class TidalTestSupport {
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES, 1);
     // Loopback and a free port: tests never listen beyond this host or collide on a port.
     conf.set(TidalScheduler.REST_ADDRESS, "127.0.0.1:0");
+    // These tests start a queue's containers in one heartbeat; the default is one per heartbeat.
+    conf.setInt(TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT, 10);
     return conf;
   }
 

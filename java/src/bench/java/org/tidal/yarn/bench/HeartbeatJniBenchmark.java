@@ -66,6 +66,7 @@ public class HeartbeatJniBenchmark {
     settings[TidalNative.SET_MAX_MEMORY_MB] = 8192;
     settings[TidalNative.SET_MAX_VCORES] = 32;
     settings[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = DECISIONS;
+    settings[TidalNative.SET_DEFAULT_MAX_AM_SHARE_PPM] = -1;
     handle = TidalNative.create(QUEUES, settings);
     // Room for exactly the ten containers in flight between two heartbeats, and more.
     TidalNative.addNode(handle, NODE, 1, 2, 16 * 1024, 16);

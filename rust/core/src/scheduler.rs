@@ -345,6 +345,16 @@ impl Scheduler {
             q.retired = true;
         }
         self.registered.retain(|r| !queue_file.queues.iter().any(|f| f.name == r.config.name));
+        // A run-time queue whose parent the new file drops is retired with it, as the file's
+        // own leaves under that parent are: left live, it would sit under no parent at all.
+        self.registered.retain(|r| {
+            let parent = config::parent_queue_name(&r.config.name);
+            let kept = parent == config::ROOT || queue_file.parents.iter().any(|p| p.name == parent);
+            if !kept {
+                info!(queue = r.config.name.as_str(), parent, "run-time queue retired: its parent left the queue file");
+            }
+            kept
+        });
         let mut order = Vec::new();
         let runtime: Vec<QueueConfig> = self.registered.iter().map(|r| r.config.clone()).collect();
         for qc in queue_file.queues.iter().chain(runtime.iter()) {

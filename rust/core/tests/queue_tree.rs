@@ -229,3 +229,31 @@ fn a_run_time_queue_goes_under_the_parent_it_names() {
     let e = err("<queue name=\"x\" parent=\"eng..a\"/>");
     assert!(e.contains("not a queue name"), "{e}");
 }
+
+#[test]
+fn a_run_time_queue_whose_parent_leaves_the_file_is_retired_with_it() {
+    let caller = tidal_core::scheduler::Caller { user: "alice", admin: false };
+    let xml = "<tidal><queue name=\"eng\"><queue name=\"etl\"/></queue><queue name=\"ops\"/></tidal>";
+    let mut s = Scheduler::from_xml(xml, Settings::default()).unwrap();
+    s.register_queue_xml("<queue name=\"adhoc\" parent=\"eng\"/>", caller).unwrap();
+    s.register_queue_xml("<queue name=\"top\"/>", caller).unwrap();
+    add_nodes(&mut s, 1);
+    submit(&mut s, &[(1, "root.eng.adhoc")], 2);
+    fill(&mut s, 1);
+    // The new file drops root.eng: its file leaf and the run-time queue under it retire together.
+    let next = parse_queue_file("<tidal><queue name=\"ops\"/></tidal>").unwrap();
+    s.reconfigure(next, Settings::default()).unwrap();
+    let adhoc = s.state().queue_by_name("root.eng.adhoc").expect("kept while its app runs");
+    assert!(adhoc.retired, "a run-time queue without its parent is retired");
+    assert!(s.add_app(2, "root.eng.adhoc", "u").is_err(), "a retired queue takes no new apps");
+    assert!(!s.state().queue_by_name("root.top").unwrap().retired, "a run-time queue under root stays");
+    // Once its last app leaves it is gone, and not re-registered by the next reload.
+    s.remove_app(1).unwrap();
+    assert!(s.state().queue_by_name("root.eng.adhoc").is_none());
+    let again =
+        parse_queue_file("<tidal><queue name=\"eng\"><queue name=\"etl\"/></queue><queue name=\"ops\"/></tidal>")
+            .unwrap();
+    s.reconfigure(again, Settings::default()).unwrap();
+    assert!(s.state().queue_by_name("root.eng.adhoc").is_none());
+    assert!(!s.state().queue_by_name("root.top").unwrap().retired);
+}

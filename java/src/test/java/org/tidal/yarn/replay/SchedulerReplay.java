@@ -67,8 +67,8 @@ public final class SchedulerReplay {
   /** FairScheduler's cap on containers per heartbeat (its key is not public in 2.7). */
   private static final String FAIR_MAX_ASSIGN = "yarn.scheduler.fair.max.assign";
 
-  /** Containers per heartbeat for both schedulers: Tidal's default. */
-  private static final int MAX_ASSIGN = TidalScheduler.DEFAULT_MAX_ASSIGN_PER_HEARTBEAT;
+  /** Containers per heartbeat for both schedulers, as the sample yarn-site.xml sets Tidal's. */
+  private static final int MAX_ASSIGN = 10;
 
   private static final int NODE_MEMORY_MB = 16 * 1024;
   private static final int NODE_VCORES = 16;

@@ -154,7 +154,7 @@ public class TestTezDagHints {
         TidalNative.create(
             "<tidal><policy>drf</policy><app-policy>carbyne"
                 + "</app-policy><queue name=\"a\"><weight>1</weight></queue></tidal>",
-            new long[] {1024, 1, 8192, 8, 10, 0});
+            new long[] {1024, 1, 8192, 8, 10, 0, 0, -1});
     try {
       TidalNative.addApp(handle, 7, "a", "alice");
       TezDagHints hints = new TezDagHints(plan(), 30000, TezDagHints.Scheme.NATURAL_ORDER);

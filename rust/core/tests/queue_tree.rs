@@ -257,3 +257,34 @@ fn a_run_time_queue_whose_parent_leaves_the_file_is_retired_with_it() {
     assert!(s.state().queue_by_name("root.eng.adhoc").is_none());
     assert!(!s.state().queue_by_name("root.top").unwrap().retired);
 }
+
+/// A Soft LQ under a parent is admitted against the parent's share, so its bursts keep their
+/// priority only while the Soft usage fits in what the parent's share leaves: beyond that it is
+/// served by DRF like a TQ, even though the cluster as a whole would still have room.
+#[test]
+fn a_soft_burst_keeps_priority_only_within_its_parents_share() {
+    // 64 vcores; eng (w=1) next to batch (w=1) has half: 32. big's 1,200 vcore-s over 30 s is a
+    // 40-vcore rate: more than eng's 32, so Soft.
+    let xml = format!(
+        "<tidal><policy>bopf</policy><queue name=\"eng\">{}</queue><queue name=\"batch\"/></tidal>",
+        common::lq("big", 600, 30, 1200)
+    );
+    let settings = Settings { max_assign_per_heartbeat: 100, ..Settings::default() };
+    let mut s = Scheduler::from_xml(&xml, settings).unwrap();
+    add_nodes(&mut s, 8);
+    s.add_app(1, "root.eng.big", "u").unwrap();
+    s.update_asks(1, &[any_ask(1, 200, GB, 1)], &[], &[]).unwrap();
+    let mut out = Vec::new();
+    for node in 0..5 {
+        s.node_heartbeat(node, 1_000, &[], &mut out, usize::MAX).unwrap();
+    }
+    let st = SchedulerStatus::of(&s);
+    let big = st.queues.iter().find(|q| q.name == "root.eng.big").unwrap();
+    assert_eq!(big.class, "soft", "{}", big.admission_reason);
+    assert_eq!(used_vcores(&s, "root.eng.big"), 40, "the burst took 40 vcores: over eng's 32");
+    s.add_app(2, "root.batch", "u").unwrap();
+    s.update_asks(2, &[any_ask(1, 200, GB, 1)], &[], &[]).unwrap();
+    out.clear();
+    s.node_heartbeat(5, 2_000, &[], &mut out, 1).unwrap();
+    assert_eq!(out[0].app, 2, "beyond its parent's share the Soft burst has no priority over batch");
+}

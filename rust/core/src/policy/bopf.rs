@@ -182,10 +182,12 @@ pub struct Bopf {
     order: Vec<QueueIdx>,
     /// Latency-sensitive queues, whose bursts are tracked on every heartbeat.
     lqs: Vec<QueueIdx>,
-    /// Sum of guaranteed rates of H queues now in a burst.
-    committed: Resources,
-    /// Usage of S queues now in a burst, at the start of the heartbeat.
-    soft_usage: Resources,
+    /// Per parent queue: the sum of guaranteed rates of its H leaves now in a burst. Admission
+    /// commits each parent's share separately (see [`Admissions`]), so the room Soft bursts may
+    /// take is checked within their parent's share too.
+    committed: Vec<Resources>,
+    /// Per parent queue: the usage of its S leaves now in a burst, at the start of the heartbeat.
+    soft_usage: Vec<Resources>,
     now_ms: i64,
     /// Restored burst records of queues not admitted yet, applied when they are.
     restored_bursts: HashMap<String, BurstSnapshot>,
@@ -277,8 +279,8 @@ impl Bopf {
             records: Vec::new(),
             order: Vec::new(),
             lqs: Vec::new(),
-            committed: Resources::ZERO,
-            soft_usage: Resources::ZERO,
+            committed: Vec::new(),
+            soft_usage: Vec::new(),
             now_ms: 0,
             restored_bursts: HashMap::new(),
             restore_grace: RestoreGrace::Off,
@@ -432,8 +434,10 @@ impl Bopf {
     }
 
     fn track_bursts(&mut self, state: &ClusterState, now: i64) {
-        self.committed = Resources::ZERO;
-        self.soft_usage = Resources::ZERO;
+        for per_parent in [&mut self.committed, &mut self.soft_usage] {
+            per_parent.clear();
+            per_parent.resize(state.parents.len(), Resources::ZERO);
+        }
         for i in 0..self.lqs.len() {
             let q = self.lqs[i];
             let queue = &state.queues[q];
@@ -469,12 +473,21 @@ impl Bopf {
             }
             if let (Phase::On { deadline_at_ms, .. }, true) = (burst.phase, burst.within_declaration()) {
                 match record.class {
-                    AdmissionClass::Hard => self.committed += record.rate.unwrap_or_default(),
-                    AdmissionClass::Soft if now < deadline_at_ms => self.soft_usage += queue.usage,
+                    AdmissionClass::Hard => self.committed[queue.parent] += record.rate.unwrap_or_default(),
+                    AdmissionClass::Soft if now < deadline_at_ms => self.soft_usage[queue.parent] += queue.usage,
                     _ => {}
                 }
             }
         }
+    }
+
+    /// The capacity parent `p`'s leaves were admitted against: the cluster's for the root, the
+    /// parent's share of it (as admission last fixed it) below.
+    fn parent_capacity(&self, state: &ClusterState, p: ParentIdx) -> Resources {
+        if p == ROOT_PARENT {
+            return state.capacity;
+        }
+        self.admissions.as_ref().and_then(|a| a.by_parent.get(&p)).map_or(state.capacity, |(capacity, _)| *capacity)
     }
 
     /// Tier and order of a queue; see the module docs.
@@ -498,8 +511,10 @@ impl Bopf {
                 }
             }
             (AdmissionClass::Soft, Some(_)) if self.now_ms < deadline_at_ms => {
-                let room = state.capacity.saturating_sub(&self.committed);
-                if self.soft_usage.fits_in(&room) {
+                let p = queue.parent;
+                let at = |v: &Vec<Resources>| v.get(p).copied().unwrap_or_default();
+                let room = self.parent_capacity(state, p).saturating_sub(&at(&self.committed));
+                if at(&self.soft_usage).fits_in(&room) {
                     QueueKey { tier: 1, order: burst.remaining_share(&state.capacity) }
                 } else {
                     drf

@@ -17,7 +17,8 @@ import java.nio.ByteOrder;
  *       shim uses them directly as the container number of the {@code ContainerId}.
  *   <li>Every error (bad input, unknown node/app, a Rust panic) surfaces as a {@link
  *       TidalException}; a panic as its subclass {@link TidalPanicException}. Nothing here aborts
- *       the JVM.
+ *       the JVM. Should the exception's class fail to load, a plain {@link TidalException} with its
+ *       message is raised instead, or else an {@link IllegalStateException} naming it.
  *   <li>A panic while a call used an instance poisons that instance: every later call on its handle
  *       except {@link #destroy} throws {@link TidalPanicException} ("scheduler instance poisoned by
  *       an earlier panic: ..."). Rebuild it with {@link #create}, {@link #restoreState} and {@link
@@ -75,8 +76,9 @@ public final class TidalNative {
   private TidalNative() {}
 
   /**
-   * Creates a scheduler instance from the queue allocation file's XML text and the settings array.
-   * Throws {@link TidalException} naming the queue and field when the XML is invalid.
+   * Creates a scheduler instance from the queue allocation file's XML text and the settings array;
+   * the handle is never 0. Throws {@link TidalException} naming the queue and field when the XML is
+   * invalid.
    */
   public static native long create(String allocationXml, long[] settings);
 

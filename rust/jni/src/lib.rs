@@ -6,9 +6,10 @@
 //! exceptions. The wire layout is defined in `TidalNative.java` and mirrored in [`wire`].
 //!
 //! Safety net: every entry point runs inside [`guard`], which catches Rust panics and raises
-//! `TidalPanicException`, and turns `Err` into the `TidalException` subclass of its kind (see
-//! [`error`]). A panic never unwinds into the JVM, which would abort it, and a failed call always
-//! leaves an exception pending: when its class cannot be raised, a plainer one is.
+//! `TidalPanicException`, and turns `Err` into the `TidalException` subclass of its kind, with
+//! fields saying what the failure is about (see [`error`]). A panic never unwinds into the JVM,
+//! which would abort it, and a failed call always leaves an exception pending: when its class
+//! cannot be raised, a plainer one is.
 //!
 //! Poisoning: a panic caught while a call was using a scheduler instance may have left that
 //! instance half updated, so the instance is marked poisoned with the panic's message and every

@@ -16,9 +16,10 @@ import java.nio.ByteOrder;
  *   <li>Allocation ids are assigned by Rust, globally unique per instance and below 2^40, so the
  *       shim uses them directly as the container number of the {@code ContainerId}.
  *   <li>Every error (bad input, unknown node/app, a Rust panic) surfaces as a {@link
- *       TidalException}; a panic as its subclass {@link TidalPanicException}. Nothing here aborts
- *       the JVM. Should the exception's class fail to load, a plain {@link TidalException} with its
- *       message is raised instead, or else an {@link IllegalStateException} naming it.
+ *       TidalException}, carrying the app key, node id, queue or input field it is about; a panic
+ *       as its subclass {@link TidalPanicException}. Nothing here aborts the JVM. Should the
+ *       exception's class fail to load, a plain {@link TidalException} with its message is raised
+ *       instead, or else an {@link IllegalStateException} naming it.
  *   <li>A panic while a call used an instance poisons that instance: every later call on its handle
  *       except {@link #destroy} throws {@link TidalPanicException} ("scheduler instance poisoned by
  *       an earlier panic: ..."). Rebuild it with {@link #create}, {@link #restoreState} and {@link

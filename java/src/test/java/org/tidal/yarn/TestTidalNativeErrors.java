@@ -10,16 +10,97 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import org.junit.After;
+import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * How failed native calls reach Java: typed exceptions, and fallbacks when an exception class
- * cannot be raised.
+ * How failed native calls reach Java: typed exceptions that carry what they are about, and
+ * fallbacks when an exception class cannot be raised.
  */
 public class TestTidalNativeErrors {
+  private static final long[] SETTINGS = {1024, 1, 8192, 8, 10, 0};
+  private static final long APP = 7;
+  private static final long OTHER_APP = 8;
+
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  private long handle;
+
+  @Before
+  public void create() {
+    handle = TidalNative.create("<tidal><queue name=\"a\"/></tidal>", SETTINGS);
+    TidalNative.addNode(handle, 0, 1, 2, 8192, 8);
+    TidalNative.addApp(handle, APP, "a", "alice");
+  }
+
+  @After
+  public void destroy() {
+    TidalNative.destroy(handle);
+  }
+
+  @Test
+  public void anUnknownAppKeyComesBackAsTheTypedExceptionWithThatKey() {
+    try {
+      TidalNative.removeApp(handle, 4242);
+      fail("removed an unknown app");
+    } catch (TidalNotFoundException e) {
+      assertEquals(OptionalLong.of(4242), e.appKey());
+      assertEquals(OptionalInt.empty(), e.nodeId());
+      assertEquals(Optional.empty(), e.queue());
+      assertEquals("unknown application 4242", e.getMessage());
+    }
+    try {
+      TidalNative.addApp(handle, APP, "a", "alice");
+      fail("added an app twice");
+    } catch (TidalConflictException e) {
+      assertEquals(OptionalLong.of(APP), e.appKey());
+    }
+  }
+
+  @Test
+  public void unknownNodesAndQueuesAreNamedByTheirFields() {
+    try {
+      TidalNative.removeNode(handle, 77);
+      fail("removed an unknown node");
+    } catch (TidalNotFoundException e) {
+      assertEquals(OptionalInt.of(77), e.nodeId());
+      assertEquals(OptionalLong.empty(), e.appKey());
+    }
+    try {
+      TidalNative.addApp(handle, OTHER_APP, "nosuch", "bob");
+      fail("added an app to an unknown queue");
+    } catch (TidalNotFoundException e) {
+      assertEquals(Optional.of("root.nosuch"), e.queue());
+    }
+  }
+
+  @Test
+  public void aRefusedHintsFieldIsNamedByTheException() {
+    String hints =
+        "{\"version\":1,\"stages\":[{\"id\":\"m\",\"tasks\":-1,"
+            + "\"demand\":{\"memory-mb\":1024,\"vcores\":1},\"duration_ms\":1000}]}";
+    try {
+      TidalNative.setHints(handle, APP, hints);
+      fail("accepted a negative task count");
+    } catch (TidalInvalidInputException e) {
+      assertEquals(Optional.of("stages[0].tasks"), e.field());
+      assertEquals(OptionalLong.of(APP), e.appKey());
+    }
+    // Errors about nothing in particular carry nothing.
+    try {
+      TidalNative.setHints(handle, APP, "{");
+      fail("accepted malformed JSON");
+    } catch (TidalInvalidInputException e) {
+      assertEquals(Optional.empty(), e.field());
+      assertEquals(OptionalLong.empty(), e.appKey());
+    }
+  }
 
   @Test
   public void aZeroHandleIsNeverTakenForAnInstance() {

@@ -449,15 +449,14 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_allocate<'l>(
         let additions = read_locations(env, &blacklist_additions, "blacklist addition")?;
         let removals = read_locations(env, &blacklist_removals, "blacklist removal")?;
         with_instance(handle, |inst| {
-            let Instance { scheduler, longs, asks: ask_buf, .. } = inst;
+            let Instance { scheduler, longs, ids, asks: ask_buf, .. } = inst;
             read_longs(env, &asks, longs)?;
             wire::decode_asks(longs, ask_buf)?;
-            // Releases are facts about containers the app gave up; apply them even when the asks
-            // turn out to be invalid.
             read_longs(env, &releases, longs)?;
-            for &id in longs.iter() {
-                scheduler.release(wire::allocation_id(id)?);
-            }
+            wire::allocation_ids(longs, "release", ids)?;
+            // Releases are facts about containers the app gave up: once the whole list is valid
+            // they apply even when the core then refuses the asks.
+            scheduler.release_for_app(key, ids)?;
             scheduler.update_asks(key, ask_buf, &additions, &removals)?;
             Ok(())
         })

@@ -135,6 +135,12 @@ public final class TidalNative {
    * The body of {@code allocate()}: ask records (each replaces the outstanding count for its
    * priority and location, as in YARN), released allocation ids, and blacklist changes as location
    * ids. Called from RPC handler threads concurrently with heartbeats.
+   *
+   * <p>The releases are checked whole before any is applied: an id outside [0, 2^40) or one of
+   * another application's live allocation refuses the call ({@link TidalInvalidInputException}
+   * naming it) with nothing released and the asks unchanged. An id of no live allocation (its
+   * container ended already) is skipped, as {@link #releaseAllocation} skips it. Valid releases
+   * stand even when the core then refuses the asks.
    */
   public static native void allocate(
       long handle,

@@ -6,6 +6,7 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import java.io.File;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
@@ -20,8 +22,8 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * How failed native calls reach Java: typed exceptions that carry what they are about, and
- * fallbacks when an exception class cannot be raised.
+ * How failed native calls reach Java: typed exceptions that carry what they are about, fallbacks
+ * when an exception class cannot be raised, and allocate's releases checked whole.
  */
 public class TestTidalNativeErrors {
   private static final long[] SETTINGS = {1024, 1, 8192, 8, 10, 0};
@@ -103,6 +105,36 @@ public class TestTidalNativeErrors {
   }
 
   @Test
+  public void anInvalidReleaseRefusesTheWholeListAndNamesIt() throws Exception {
+    long[] mine = start(APP, 2);
+    TidalNative.addApp(handle, OTHER_APP, "a", "bob");
+    long[] theirs = start(OTHER_APP, 1);
+    long outOfRange = 1L << 40;
+
+    try {
+      TidalNative.allocate(
+          handle, APP, null, new long[] {mine[0], outOfRange, mine[1]}, null, null);
+      fail("released an out-of-range allocation id");
+    } catch (TidalInvalidInputException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("release 1: allocation id " + outOfRange));
+    }
+    assertEquals(3 * 1024, usedMemoryMb());
+
+    try {
+      TidalNative.allocate(handle, APP, null, new long[] {mine[0], theirs[0]}, null, null);
+      fail("released another app's allocation");
+    } catch (TidalInvalidInputException e) {
+      assertEquals(OptionalLong.of(APP), e.appKey());
+      assertTrue(e.getMessage(), e.getMessage().contains("allocation " + theirs[0]));
+    }
+    assertEquals(3 * 1024, usedMemoryMb());
+
+    // A valid list frees its allocations; one already freed is skipped.
+    TidalNative.allocate(handle, APP, null, new long[] {mine[0], mine[1], mine[0]}, null, null);
+    assertEquals(1024, usedMemoryMb());
+  }
+
+  @Test
   public void aZeroHandleIsNeverTakenForAnInstance() {
     assertEquals(5, CoreInstance.created(5));
     try {
@@ -134,6 +166,26 @@ public class TestTidalNativeErrors {
     assertEquals(
         prefix + "TidalNotFoundException could not be raised: unknown application 4242",
         out.get(1));
+  }
+
+  /** Starts {@code count} containers of 1 GB for {@code app}; returns their allocation ids. */
+  private long[] start(long app, int count) {
+    long[] asks = {1, TidalNative.ANY_LOCATION, count, 1, 1024, 1};
+    TidalNative.allocate(handle, app, asks, null, null, null);
+    ByteBuffer exchange = TidalNative.heartbeatBuffer(10 * TidalNative.DECISION_STRIDE);
+    int made = TidalNative.nodeHeartbeat(handle, 0, 1000, exchange, 0, 10);
+    assertEquals(count, made);
+    long[] ids = new long[made];
+    for (int i = 0; i < made; i++) {
+      ids[i] =
+          exchange.getLong((i * TidalNative.DECISION_STRIDE + TidalNative.DEC_ALLOCATION_ID) * 8);
+    }
+    return ids;
+  }
+
+  private long usedMemoryMb() throws Exception {
+    String status = TidalNative.queueStatusJson(handle);
+    return new ObjectMapper().readTree(status).path("used").path("memory_mb").getLongValue();
   }
 
   /**

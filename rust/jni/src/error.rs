@@ -4,9 +4,10 @@
 //! string) for an answer.
 //!
 //! Raising can itself fail: the class may be missing from the class path, its constructor may not
-//! match, the JVM may be out of memory. [`raise`] then falls back, in order, to the plain
-//! `TidalException` with the same message and to `java.lang.IllegalStateException`, which every
-//! JVM has, naming the class that could not be raised.
+//! match, the JVM may be out of memory. [`raise`] then falls back, in order, to the same class
+//! without the fields, to the plain `TidalException` with the same message and to
+//! `java.lang.IllegalStateException`, which every JVM has, naming the class that could not be
+//! raised.
 
 use crate::wire::WireError;
 use jni::objects::{JObject, JThrowable, JValue};
@@ -124,16 +125,16 @@ enum Attempt<'a> {
     Plain { class: &'static str, message: String },
 }
 
-/// How `e` is raised: its own class (with its subject, if any), else the plain `TidalException`
-/// with the same message, else the last resort naming the class that could not be raised.
+/// How `e` is raised: its own class with its subject, if any, else without (a jar older than the
+/// subject constructor keeps the kind), else the plain `TidalException` with the same message,
+/// else the last resort naming the class that could not be raised.
 fn attempts(e: &BridgeError) -> Vec<Attempt<'_>> {
-    let mut out = Vec::with_capacity(3);
-    if e.subject.is_empty() {
-        out.push(Attempt::Plain { class: e.class, message: e.message.clone() });
-    } else {
+    let mut out = Vec::with_capacity(4);
+    if !e.subject.is_empty() {
         out.push(Attempt::WithSubject { class: e.class, message: &e.message, subject: &e.subject });
     }
-    if e.class != exceptions::BRIDGE || !e.subject.is_empty() {
+    out.push(Attempt::Plain { class: e.class, message: e.message.clone() });
+    if e.class != exceptions::BRIDGE {
         out.push(Attempt::Plain { class: exceptions::BRIDGE, message: e.message.clone() });
     }
     out.push(Attempt::Plain {
@@ -239,7 +240,7 @@ mod tests {
     }
 
     #[test]
-    fn raising_falls_back_to_the_plain_tidal_exception_then_to_a_jvm_class() {
+    fn raising_falls_back_to_the_kind_then_the_plain_tidal_exception_then_a_jvm_class() {
         let e = BridgeError::from(CoreError::UnknownApp(42));
         assert_eq!(
             attempts(&e),
@@ -249,6 +250,7 @@ mod tests {
                     message: "unknown application 42",
                     subject: &e.subject
                 },
+                Attempt::Plain { class: exceptions::NOT_FOUND, message: "unknown application 42".into() },
                 Attempt::Plain { class: exceptions::BRIDGE, message: "unknown application 42".into() },
                 Attempt::Plain {
                     class: exceptions::LAST_RESORT,

@@ -21,6 +21,10 @@ pub enum CoreError {
     InvalidRequest { app: u64, reason: String },
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// A field of an application's DAG hints document (`field` names it, as a path such as
+    /// `stages[1].tasks`, or `(document)` for the whole) holds a value the core refuses.
+    #[error("hints for application {app}: field {field}: {reason}")]
+    InvalidHints { app: u64, field: String, reason: String },
     /// The request is valid but clashes with what exists (a queue of that name, say).
     #[error("conflict: {0}")]
     Conflict(String),
@@ -46,7 +50,10 @@ pub enum ErrorKind {
 impl CoreError {
     pub fn kind(&self) -> ErrorKind {
         match self {
-            CoreError::Config(_) | CoreError::InvalidRequest { .. } | CoreError::InvalidInput(_) => ErrorKind::Invalid,
+            CoreError::Config(_)
+            | CoreError::InvalidRequest { .. }
+            | CoreError::InvalidInput(_)
+            | CoreError::InvalidHints { .. } => ErrorKind::Invalid,
             CoreError::UnknownNode(_) | CoreError::UnknownApp(_) | CoreError::UnknownQueue(_) => ErrorKind::NotFound,
             CoreError::DuplicateNode(_) | CoreError::DuplicateApp(_) | CoreError::Conflict(_) => ErrorKind::Conflict,
             CoreError::Forbidden(_) => ErrorKind::Forbidden,

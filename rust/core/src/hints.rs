@@ -172,7 +172,7 @@ impl HintsReply {
 }
 
 fn bad(app: AppKey, field: &str, reason: impl std::fmt::Display) -> CoreError {
-    CoreError::InvalidInput(format!("hints for application {app}: field {field}: {reason}"))
+    CoreError::InvalidHints { app, field: field.to_string(), reason: reason.to_string() }
 }
 
 fn count(app: AppKey, field: &str, v: i64) -> Result<u32> {
@@ -450,6 +450,18 @@ mod tests {
         assert!(err.contains("priorities") && err.contains("[3]"), "{err}");
         // No outstanding requests yet: accepted.
         assert!(apply(7, DOC, None, &AskTable::default()).is_ok());
+    }
+
+    #[test]
+    fn a_refused_field_is_carried_as_data() {
+        let doc = DOC.replace("\"duration_ms\":2000", "\"duration_ms\":-5");
+        match apply(7, &doc, None, &asks(&[5])).unwrap_err() {
+            CoreError::InvalidHints { app, field, reason } => {
+                assert_eq!((app, field.as_str()), (7, "stages[1].duration_ms"));
+                assert!(reason.contains("-5"), "{reason}");
+            }
+            e => panic!("expected InvalidHints, got {e:?}"),
+        }
     }
 
     #[test]

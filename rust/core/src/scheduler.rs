@@ -1085,6 +1085,29 @@ impl Scheduler {
         true
     }
 
+    /// Frees the allocations app `key` gave up (its ApplicationMaster's releases). The whole list
+    /// is checked before anything is freed, so a refused list frees nothing: the app must be
+    /// known, and an id of a live allocation of another app is refused, naming it. An id of no
+    /// live allocation is skipped, as [`Scheduler::release`] skips it: its container may have
+    /// ended already. Returns how many were freed.
+    pub fn release_for_app(&mut self, key: AppKey, ids: &[AllocationId]) -> Result<usize> {
+        if !self.state.app_index.contains_key(&key) {
+            return Err(CoreError::UnknownApp(key));
+        }
+        for &id in ids {
+            if let Some(a) = self.state.allocations.get(&id) {
+                let owner = self.state.app(a.app).key;
+                if owner != key {
+                    return Err(CoreError::InvalidRequest {
+                        app: key,
+                        reason: format!("release of allocation {id}, which belongs to application {owner}"),
+                    });
+                }
+            }
+        }
+        Ok(ids.iter().filter(|&&id| self.release(id)).count())
+    }
+
     /// Frees every allocation matching `pred` (a scan: for node removal, not heartbeats).
     /// Returns how many there were.
     fn release_where(&mut self, pred: impl Fn(&Allocation) -> bool) -> usize {

@@ -105,6 +105,33 @@ fn node_local_requests_land_node_local_and_completion_frees_space() {
 }
 
 #[test]
+fn an_apps_releases_are_checked_whole_before_any_is_freed() {
+    let mut s = scheduler(&[("a", 1.0)]);
+    add_nodes(&mut s, 1);
+    s.add_app(1, "a", "u").unwrap();
+    s.add_app(2, "a", "u").unwrap();
+    s.update_asks(1, &[any_ask(1, 2, GB, 1)], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 1, GB, 1)], &[], &[]).unwrap();
+    let d = heartbeat(&mut s, 0, &[]);
+    let of = |app| d.iter().filter(|d| d.app == app).map(|d| d.allocation_id).collect::<Vec<_>>();
+    let (mine, theirs) = (of(1), of(2));
+    assert_eq!((mine.len(), theirs.len()), (2, 1));
+
+    // Another app's allocation in the middle of the list: refused, named, and nothing freed.
+    let e = s.release_for_app(1, &[mine[0], theirs[0], mine[1]]).unwrap_err();
+    assert!(matches!(e, CoreError::InvalidRequest { app: 1, .. }), "{e:?}");
+    assert!(e.to_string().contains(&format!("allocation {}", theirs[0])), "{e}");
+    assert_eq!(s.state().allocations.len(), 3);
+    assert_eq!(s.release_for_app(9, &[mine[0]]), Err(CoreError::UnknownApp(9)));
+    assert_eq!(s.state().allocations.len(), 3);
+
+    // Ids of no live allocation are skipped, as a container's end may be reported twice.
+    assert_eq!(s.release_for_app(1, &[mine[0], 1 << 39, mine[1], mine[0]]), Ok(2));
+    assert_eq!(s.state().allocations.len(), 1);
+    assert_eq!(s.state().queue_by_name("root.a").unwrap().usage, Resources::new(GB, 1));
+}
+
+#[test]
 fn max_assign_per_heartbeat_caps_decisions() {
     let mut s = Scheduler::from_xml(
         "<tidal><queue name=\"a\"/></tidal>",

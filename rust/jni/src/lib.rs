@@ -6,8 +6,10 @@
 //! exceptions. The wire layout is defined in `TidalNative.java` and mirrored in [`wire`].
 //!
 //! Safety net: every entry point runs inside [`guard`], which catches Rust panics and raises
-//! `TidalPanicException`, and turns `Err` into the `TidalException` subclass of its kind (see
-//! [`BridgeError`]). A panic never unwinds into the JVM, which would abort it.
+//! `TidalPanicException`, and turns `Err` into the `TidalException` subclass of its kind, with
+//! fields saying what the failure is about (see [`error`]). A panic never unwinds into the JVM,
+//! which would abort it, and a failed call always leaves an exception pending: when its class
+//! cannot be raised, a plainer one is.
 //!
 //! Poisoning: a panic caught while a call was using a scheduler instance may have left that
 //! instance half updated, so the instance is marked poisoned with the panic's message and every
@@ -20,8 +22,11 @@
 //! its decisions and before they reach Java: a core that started containers the RM never
 //! learns of, the worst case.
 
+pub mod error;
 mod log_buffer;
 pub mod wire;
+
+pub use error::exceptions;
 
 use jni::objects::{JByteBuffer, JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jintArray, jlong, jstring};
@@ -32,24 +37,12 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
-use tidal_core::error::ErrorKind;
 use tidal_core::request::Ask;
 use tidal_core::scheduler::Caller;
 use tidal_core::status::SchedulerStatus;
 use tidal_core::{Decision, Scheduler};
 
-/// The Java exception classes the bridge raises, one per kind of failure; all extend
-/// `TidalException`, so callers that do not care about the kind catch that.
-pub mod exceptions {
-    pub const INVALID: &str = "org/tidal/yarn/TidalInvalidInputException";
-    pub const NOT_FOUND: &str = "org/tidal/yarn/TidalNotFoundException";
-    pub const CONFLICT: &str = "org/tidal/yarn/TidalConflictException";
-    pub const FORBIDDEN: &str = "org/tidal/yarn/TidalForbiddenException";
-    /// A failure of the JNI machinery itself, or a scheduler handle already destroyed.
-    pub const BRIDGE: &str = "org/tidal/yarn/TidalException";
-    pub const PANIC: &str = "org/tidal/yarn/TidalPanicException";
-    pub const ALL: [&str; 6] = [INVALID, NOT_FOUND, CONFLICT, FORBIDDEN, BRIDGE, PANIC];
-}
+use error::{BridgeError, BridgeResult};
 
 /// The version of the contract between this library and the Java shim: the native methods'
 /// signatures and the wire records' layout. `NativeLoader` refuses a library whose number differs
@@ -99,58 +92,20 @@ pub const POISONED: &str = "scheduler instance poisoned by an earlier panic";
 static INSTANCES: Lazy<RwLock<HashMap<jlong, Arc<Mutex<Instance>>>>> = Lazy::new(Default::default);
 static NEXT_HANDLE: AtomicI64 = AtomicI64::new(1);
 
-/// A failure to report to Java: the exception class to raise and its message.
-#[derive(Debug)]
-struct BridgeError {
-    class: &'static str,
-    message: String,
-}
-
-impl BridgeError {
-    fn invalid(message: String) -> Self {
-        BridgeError { class: exceptions::INVALID, message }
-    }
-}
-
-impl From<tidal_core::CoreError> for BridgeError {
-    fn from(e: tidal_core::CoreError) -> Self {
-        let class = match e.kind() {
-            ErrorKind::Invalid => exceptions::INVALID,
-            ErrorKind::NotFound => exceptions::NOT_FOUND,
-            ErrorKind::Conflict => exceptions::CONFLICT,
-            ErrorKind::Forbidden => exceptions::FORBIDDEN,
-        };
-        BridgeError { class, message: e.to_string() }
-    }
-}
-
-impl From<jni::errors::Error> for BridgeError {
-    fn from(e: jni::errors::Error) -> Self {
-        BridgeError { class: exceptions::BRIDGE, message: format!("JNI call failed: {e}") }
-    }
-}
-
-impl From<wire::WireError> for BridgeError {
-    fn from(e: wire::WireError) -> Self {
-        BridgeError::invalid(e.0)
-    }
-}
-
-type BridgeResult<T> = Result<T, BridgeError>;
-
 /// Runs an entry point's body, converting errors and panics into Java exceptions. Returns
 /// `R::default()` when an exception was raised (Java ignores the value then).
 fn guard<'local, R: Default>(env: &mut JNIEnv<'local>, body: impl FnOnce(&mut JNIEnv<'local>) -> BridgeResult<R>) -> R {
     log_buffer::install();
-    let outcome = catch_unwind(AssertUnwindSafe(|| body(env)));
-    let (class, message) = match outcome {
+    let error = match catch_unwind(AssertUnwindSafe(|| body(env))) {
         Ok(Ok(value)) => return value,
-        Ok(Err(BridgeError { class, message })) => (class, message),
-        Err(payload) => (exceptions::PANIC, format!("panic in Tidal native code: {}", panic_message(&*payload))),
+        Ok(Err(error)) => error,
+        Err(payload) => {
+            BridgeError::new(exceptions::PANIC, format!("panic in Tidal native code: {}", panic_message(&*payload)))
+        }
     };
     // A JNI failure may already have left a Java exception pending; that one wins.
-    if !env.exception_check().unwrap_or(true) && env.throw_new(class, &message).is_err() {
-        tracing::error!(%message, "could not raise a Java exception");
+    if !env.exception_check().unwrap_or(true) {
+        error::raise(env, &error);
     }
     R::default()
 }
@@ -166,10 +121,11 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 fn instance(handle: jlong) -> BridgeResult<Arc<Mutex<Instance>>> {
-    INSTANCES.read().get(&handle).cloned().ok_or_else(|| BridgeError {
-        class: exceptions::BRIDGE,
-        message: format!("unknown or destroyed scheduler handle {handle}"),
-    })
+    INSTANCES
+        .read()
+        .get(&handle)
+        .cloned()
+        .ok_or_else(|| BridgeError::new(exceptions::BRIDGE, format!("unknown or destroyed scheduler handle {handle}")))
 }
 
 /// Runs `body` on the instance behind `handle`, holding its lock (see [`unpoisoned`]).
@@ -183,7 +139,7 @@ fn with_instance<R>(handle: jlong, body: impl FnOnce(&mut Instance) -> BridgeRes
 /// panic then goes on to [`guard`]. Allocates nothing unless it fails.
 fn unpoisoned<R>(inst: &mut Instance, body: impl FnOnce(&mut Instance) -> BridgeResult<R>) -> BridgeResult<R> {
     if let Some(message) = &inst.poisoned {
-        return Err(BridgeError { class: exceptions::PANIC, message: format!("{POISONED}: {message}") });
+        return Err(BridgeError::new(exceptions::PANIC, format!("{POISONED}: {message}")));
     }
     match catch_unwind(AssertUnwindSafe(|| body(inst))) {
         Ok(result) => result,
@@ -199,7 +155,7 @@ fn unpoisoned<R>(inst: &mut Instance, body: impl FnOnce(&mut Instance) -> Bridge
 /// Arms the heartbeat fault, if the instance allows fault injection.
 fn arm_heartbeat_panic(inst: &mut Instance) -> BridgeResult<()> {
     if !inst.fault_injection {
-        return Err(BridgeError { class: exceptions::FORBIDDEN, message: FAULT_INJECTION_DISABLED.to_string() });
+        return Err(BridgeError::new(exceptions::FORBIDDEN, FAULT_INJECTION_DISABLED.to_string()));
     }
     inst.heartbeat_panic_armed = true;
     Ok(())
@@ -493,15 +449,14 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_allocate<'l>(
         let additions = read_locations(env, &blacklist_additions, "blacklist addition")?;
         let removals = read_locations(env, &blacklist_removals, "blacklist removal")?;
         with_instance(handle, |inst| {
-            let Instance { scheduler, longs, asks: ask_buf, .. } = inst;
+            let Instance { scheduler, longs, ids, asks: ask_buf, .. } = inst;
             read_longs(env, &asks, longs)?;
             wire::decode_asks(longs, ask_buf)?;
-            // Releases are facts about containers the app gave up; apply them even when the asks
-            // turn out to be invalid.
             read_longs(env, &releases, longs)?;
-            for &id in longs.iter() {
-                scheduler.release(wire::allocation_id(id)?);
-            }
+            wire::allocation_ids(longs, "release", ids)?;
+            // Releases are facts about containers the app gave up: once the whole list is valid
+            // they apply even when the core then refuses the asks.
+            scheduler.release_for_app(key, ids)?;
             scheduler.update_asks(key, ask_buf, &additions, &removals)?;
             Ok(())
         })

@@ -54,6 +54,16 @@ pub fn allocation_id(v: i64) -> WireResult<AllocationId> {
     }
 }
 
+/// Allocation ids into `out` (cleared first), every one checked before the caller acts on any;
+/// an error names the position and the value (`what 3: allocation id -1 is outside ...`).
+pub fn allocation_ids(values: &[i64], what: &str, out: &mut Vec<AllocationId>) -> WireResult<()> {
+    out.clear();
+    for (i, &v) in values.iter().enumerate() {
+        out.push(allocation_id(v).map_err(|e| WireError(format!("{what} {i}: {}", e.0)))?);
+    }
+    Ok(())
+}
+
 fn settings_len(raw: &[i64]) -> WireResult<()> {
     if raw.len() != SETTINGS_LEN {
         return Err(WireError(format!("settings array has {} values, expected {SETTINGS_LEN}", raw.len())));
@@ -230,6 +240,15 @@ mod tests {
         assert!(settings(&[512, 1, 4096, 4, 3, 0, 2, -1]).unwrap_err().0.contains("reservation flag 2"));
         assert!(settings(&[512, 1, 4096, 4, 3, 0, 0, 1_000_001]).unwrap_err().0.contains("AM share"));
         assert!(settings(&[512, 1, 4096, 4, 3, 0, 0, -2]).unwrap_err().0.contains("AM share"));
+    }
+
+    #[test]
+    fn a_list_of_allocation_ids_names_the_first_bad_one() {
+        let mut ids = vec![99];
+        allocation_ids(&[3, 4], "release", &mut ids).unwrap();
+        assert_eq!(ids, [3, 4]);
+        let e = allocation_ids(&[3, 1 << 40, -1], "release", &mut ids).unwrap_err();
+        assert_eq!(e.0, "release 1: allocation id 1099511627776 is outside [0, 2^40)");
     }
 
     #[test]

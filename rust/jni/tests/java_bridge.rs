@@ -117,6 +117,37 @@ fn every_exception_class_the_bridge_raises_is_a_java_tidal_exception() {
     }
 }
 
+/// The parameter types of every constructor `simple` declares in `src`, e.g. `["String"]`.
+fn constructors(src: &str, simple: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = src;
+    while let Some(at) = rest.find(&format!("{simple}(")) {
+        let after = &rest[at + simple.len() + 1..];
+        let close = after.find(')').expect("a ')' closing the parameters");
+        // `new TidalX(...)` is a call, not a declaration.
+        if !rest[..at].trim_end().ends_with("new") {
+            let types =
+                after[..close].split(',').filter_map(|p| p.split_whitespace().next()).map(str::to_string).collect();
+            out.push(types);
+        }
+        rest = &after[close..];
+    }
+    out
+}
+
+#[test]
+fn every_exception_raised_with_a_subject_declares_the_bridges_constructor() {
+    // SUBJECT_CONSTRUCTOR's JNI descriptor, as Java source types.
+    let wanted = ["String", "long", "int", "String", "String"];
+    assert_eq!(tidal_jni::error::SUBJECT_CONSTRUCTOR, "(Ljava/lang/String;JILjava/lang/String;Ljava/lang/String;)V");
+    for class in tidal_jni::exceptions::WITH_SUBJECT {
+        let src = strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join(format!("{class}.java"))));
+        let simple = class.rsplit('/').next().expect("a class name");
+        let found = constructors(&src, simple);
+        assert!(found.iter().any(|c| c == &wanted), "{class} lacks a constructor of {wanted:?}; it has {found:?}");
+    }
+}
+
 /// The bridge version and the fingerprint of the contract it names. When `TidalNative`'s natives
 /// or constants change, bump the version on both sides and record the new fingerprint here.
 const RECORDED_CONTRACT: (i32, u64) = (3, 0x4555_4624_2a10_3fe6);

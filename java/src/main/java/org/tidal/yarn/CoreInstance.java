@@ -23,11 +23,23 @@ final class CoreInstance {
   /** Creates the native instance; the core's records of a refusal reach the log first. */
   void create(String allocationXml, long[] settings) {
     try {
-      handle = TidalNative.create(allocationXml, settings);
+      handle = created(TidalNative.create(allocationXml, settings));
     } catch (TidalException e) {
       NativeLogPump.drain();
       throw e;
     }
+  }
+
+  /**
+   * {@code handle}, which is never 0 for an instance: 0 is what a failed call returns, and the
+   * bridge raises an exception with it unless even that failed.
+   */
+  static long created(long handle) {
+    if (handle == 0) {
+      throw new TidalException(
+          "the native library created no scheduler instance and raised no exception");
+    }
+    return handle;
   }
 
   long handle() {

@@ -7,4 +7,9 @@ public class TidalConflictException extends TidalException {
   public TidalConflictException(String message) {
     super(message);
   }
+
+  /** Raised by the bridge with what the error is about; see {@link TidalException}. */
+  TidalConflictException(String message, long appKey, int nodeId, String queue, String field) {
+    super(message, appKey, nodeId, queue, field);
+  }
 }

@@ -7,4 +7,9 @@ public class TidalInvalidInputException extends TidalException {
   public TidalInvalidInputException(String message) {
     super(message);
   }
+
+  /** Raised by the bridge with what the error is about; see {@link TidalException}. */
+  TidalInvalidInputException(String message, long appKey, int nodeId, String queue, String field) {
+    super(message, appKey, nodeId, queue, field);
+  }
 }

@@ -16,8 +16,10 @@ import java.nio.ByteOrder;
  *   <li>Allocation ids are assigned by Rust, unique per instance and below 2^40; the shim numbers
  *       containers from each attempt's own sequence, as Hadoop does, and maps between the two.
  *   <li>Every error (bad input, unknown node/app, a Rust panic) surfaces as a {@link
- *       TidalException}; a panic as its subclass {@link TidalPanicException}. Nothing here aborts
- *       the JVM.
+ *       TidalException}, carrying the app key, node id, queue or input field it is about; a panic
+ *       as its subclass {@link TidalPanicException}. Nothing here aborts the JVM. Should the
+ *       exception's class fail to load, a plain {@link TidalException} with its message is raised
+ *       instead, or else an {@link IllegalStateException} naming it.
  *   <li>A panic while a call used an instance poisons that instance: every later call on its handle
  *       except {@link #destroy} throws {@link TidalPanicException} ("scheduler instance poisoned by
  *       an earlier panic: ..."). Rebuild it with {@link #create}, {@link #restoreState} and {@link
@@ -86,8 +88,9 @@ public final class TidalNative {
   private TidalNative() {}
 
   /**
-   * Creates a scheduler instance from the queue allocation file's XML text and the settings array.
-   * Throws {@link TidalException} naming the queue and field when the XML is invalid.
+   * Creates a scheduler instance from the queue allocation file's XML text and the settings array;
+   * the handle is never 0. Throws {@link TidalException} naming the queue and field when the XML is
+   * invalid.
    */
   public static native long create(String allocationXml, long[] settings);
 
@@ -143,6 +146,12 @@ public final class TidalNative {
    * The body of {@code allocate()}: ask records (each replaces the outstanding count for its
    * priority and location, as in YARN), released allocation ids, and blacklist changes as location
    * ids. Called from RPC handler threads concurrently with heartbeats.
+   *
+   * <p>The releases are checked whole before any is applied: an id outside [0, 2^40) or one of
+   * another application's live allocation refuses the call ({@link TidalInvalidInputException}
+   * naming it) with nothing released and the asks unchanged. An id of no live allocation (its
+   * container ended already) is skipped, as {@link #releaseAllocation} skips it. Valid releases
+   * stand even when the core then refuses the asks.
    */
   public static native void allocate(
       long handle,

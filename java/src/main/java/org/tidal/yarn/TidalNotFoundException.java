@@ -7,4 +7,9 @@ public class TidalNotFoundException extends TidalException {
   public TidalNotFoundException(String message) {
     super(message);
   }
+
+  /** Raised by the bridge with what the error is about; see {@link TidalException}. */
+  TidalNotFoundException(String message, long appKey, int nodeId, String queue, String field) {
+    super(message, appKey, nodeId, queue, field);
+  }
 }

@@ -6,7 +6,7 @@ package org.tidal.yarn;
  * Java received. It names no exception class itself, so that it loads without them.
  */
 public final class NativeErrorProbe {
-  private static final long[] SETTINGS = {1024, 1, 8192, 8, 10, 0};
+  private static final long[] SETTINGS = NativeSettings.forTests();
 
   private NativeErrorProbe() {}
 

@@ -31,7 +31,7 @@ public class TestTidalHistory {
 
   @Before
   public void create() {
-    handle = TidalNative.create(QUEUES, new long[] {1024, 1, 8192, 8, 10, 0, 0, -1});
+    handle = TidalNative.create(QUEUES, NativeSettings.forTests());
     TidalNative.addNode(handle, 0, 1, 2, 8192, 8);
   }
 

@@ -26,7 +26,7 @@ import org.junit.rules.TemporaryFolder;
  * when an exception class cannot be raised, and allocate's releases checked whole.
  */
 public class TestTidalNativeErrors {
-  private static final long[] SETTINGS = {1024, 1, 8192, 8, 10, 0};
+  private static final long[] SETTINGS = NativeSettings.forTests();
   private static final long APP = 7;
   private static final long OTHER_APP = 8;
 
@@ -198,7 +198,9 @@ public class TestTidalNativeErrors {
     File pkg = new File(classes, "org/tidal/yarn");
     assertTrue(pkg.mkdirs());
     List<Class<?>> kept = new ArrayList<Class<?>>();
-    kept.addAll(Arrays.asList(TidalNative.class, NativeLoader.class, NativeErrorProbe.class));
+    kept.addAll(
+        Arrays.asList(
+            TidalNative.class, NativeLoader.class, NativeErrorProbe.class, NativeSettings.class));
     if (plainException) {
       kept.add(TidalException.class);
     }

@@ -31,6 +31,7 @@ import org.apache.tez.dag.records.TezVertexID;
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.Test;
+import org.tidal.yarn.NativeSettings;
 import org.tidal.yarn.TidalNative;
 
 /** Translation of a Tez DAG plan and its progress into scheduler hints. */
@@ -154,7 +155,7 @@ public class TestTezDagHints {
         TidalNative.create(
             "<tidal><policy>drf</policy><app-policy>carbyne"
                 + "</app-policy><queue name=\"a\"><weight>1</weight></queue></tidal>",
-            new long[] {1024, 1, 8192, 8, 10, 0, 0, -1});
+            NativeSettings.forTests());
     try {
       TidalNative.addApp(handle, 7, "a", "alice");
       TezDagHints hints = new TezDagHints(plan(), 30000, TezDagHints.Scheme.NATURAL_ORDER);

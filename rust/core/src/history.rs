@@ -17,11 +17,21 @@
 //! [`MAX_ADMISSIONS`] admission decisions, plus one small record per queue slot. Queue names
 //! are shared, not copied, between entries, so a sample allocates nothing once the rings are
 //! full.
+//!
+//! A snapshot carries the recent end of the history across restarts ([`History::tail`],
+//! [`History::restore`]): the newest [`TAIL_BURSTS`] bursts and [`TAIL_ADMISSIONS`] admission
+//! decisions, and whole samples, newest first, up to [`TAIL_SAMPLE_ENTRIES`] queue entries, all
+//! within [`TAIL_BYTES`] of JSON however long queue names and reasons are. The saved state goes
+//! into one ZooKeeper znode (1 MB at most by default) with everything else Tidal keeps, and is
+//! written every 10 s by default, so the tail stays below 300 KB: about 17 minutes of samples
+//! of one queue at the default interval, 100 s of ten, the last sample of a thousand. The record
+//! types are those of the history document: a field added to them needs a serde default for
+//! older snapshots.
 
 use crate::ids::QueueIdx;
 use crate::policy::{Admission, BurstView, Policy};
 use crate::state::{ClusterState, FairShares, Queue};
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -35,8 +45,22 @@ pub const MAX_BURSTS: usize = 1_024;
 /// Admission decisions kept.
 pub const MAX_ADMISSIONS: usize = 1_024;
 
+/// JSON bytes a snapshot's history takes at most, besides its four field names. Bursts and
+/// admission decisions take at most 40 and 64 KiB and their open bursts 22 KiB (256 records
+/// of 86 bytes), so samples have at least 162 KiB.
+pub const TAIL_BYTES: usize = 288 * 1024;
+/// Queue entries a snapshot keeps over all its samples: 160 to 190 KB with short names.
+pub const TAIL_SAMPLE_ENTRIES: usize = 1_000;
+/// Bursts a snapshot keeps: 32 KB with short names.
+pub const TAIL_BURSTS: usize = 256;
+const TAIL_BURST_BYTES: usize = 40 * 1024;
+/// Admission decisions a snapshot keeps: 60 KB with BoPF's reasons and short names.
+pub const TAIL_ADMISSIONS: usize = 256;
+const TAIL_ADMISSION_BYTES: usize = 64 * 1024;
+
 /// One queue at one sample.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct QueueSample {
     pub name: Arc<str>,
     /// Dominant share of the cluster in use.
@@ -48,7 +72,8 @@ pub struct QueueSample {
     /// The guaranteed rate's dominant share of the cluster; none without a guarantee.
     pub guaranteed_share: Option<f64>,
     /// The burst phase; none when the policy keeps no burst state for the queue.
-    pub burst_phase: Option<&'static str>,
+    #[serde(deserialize_with = "burst_phase")]
+    pub burst_phase: Option<Label>,
     pub running_containers: u64,
     pub pending_containers: u64,
 }
@@ -61,7 +86,8 @@ struct SampleHead {
     entries: usize,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BurstRecord {
     pub queue: Arc<str>,
     pub started_ms: i64,
@@ -73,13 +99,109 @@ pub struct BurstRecord {
     pub met_deadline: Option<bool>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AdmissionRecord {
     pub t_ms: i64,
     pub queue: Arc<str>,
-    pub class: &'static str,
+    #[serde(deserialize_with = "class")]
+    pub class: Label,
     pub admitted: bool,
     pub reason: String,
+}
+
+/// A policy's label. Named so that serde's derive, which reads a `&'static str` field as borrowed
+/// from a `'static` input, leaves it to [`label`].
+type Label = &'static str;
+
+/// One of `known`, the labels a field takes: they are `&'static str`, the policies' own.
+fn label<E: serde::de::Error>(field: &str, known: &[&'static str], text: &str) -> Result<&'static str, E> {
+    known
+        .iter()
+        .find(|k| **k == text)
+        .copied()
+        .ok_or_else(|| E::custom(format!("history field '{field}' is '{text}', not one of {}", known.join(", "))))
+}
+
+fn class<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    label("class", &Admission::CLASSES, &String::deserialize(d)?)
+}
+
+fn burst_phase<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'static str>, D::Error> {
+    Option::<String>::deserialize(d)?.map(|p| label("burst_phase", &BurstView::PHASES, &p)).transpose()
+}
+
+/// The recent end of the history, as a snapshot carries it (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryTail {
+    /// Oldest first.
+    pub samples: Vec<SampleTail>,
+    pub bursts: Vec<BurstRecord>,
+    pub admissions: Vec<AdmissionRecord>,
+    /// The bursts still on, with what the history had seen of their queues.
+    pub open_bursts: Vec<OpenBurst>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleTail {
+    pub t_ms: i64,
+    pub cluster_share: f64,
+    pub queues: Vec<QueueSample>,
+}
+
+/// A burst still on, and the policy's counts the history last saw for its queue: restored, the
+/// next sample neither records the burst again nor misses its end or a burst that replaced it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenBurst {
+    /// Index in [`HistoryTail::bursts`].
+    pub burst: usize,
+    pub bursts_started: u64,
+    pub bursts_met: u64,
+}
+
+/// Room left in one part of a [`HistoryTail`].
+struct Room {
+    records: usize,
+    bytes: usize,
+}
+
+impl Room {
+    /// Whether `item` (`records` of this part's records) fits, taking its room if so: its JSON
+    /// and the comma after it.
+    fn take(&mut self, records: usize, item: &impl Serialize) -> bool {
+        let len = json_len(item) + 1;
+        if records > self.records || len > self.bytes {
+            return false;
+        }
+        self.records -= records;
+        self.bytes -= len;
+        true
+    }
+}
+
+fn json_len(value: &impl Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut len = Count(0);
+    serde_json::to_writer(&mut len, value).expect("history records serialise");
+    len.0
+}
+
+/// The newest of `items` that fit in `room`, oldest first.
+fn newest<T: Clone + Serialize>(items: &VecDeque<T>, mut room: Room) -> Vec<T> {
+    let n = items.iter().rev().take_while(|x| room.take(1, x)).count();
+    items.range(items.len() - n..).cloned().collect()
 }
 
 /// What the history last saw of the queue in one slot.
@@ -349,6 +471,74 @@ impl History {
             };
             let seq = self.bursts.push(record);
             self.slots[qi].as_mut().expect("tracked above").open_burst = Some(seq);
+        }
+    }
+
+    /// The recent end of the history, for a snapshot: the newest bursts and admission
+    /// decisions that fit, then whole samples, newest first, in the room left (the newest at
+    /// least, cut to the entries that fit, as a sample of too many queues is).
+    pub fn tail(&self) -> HistoryTail {
+        let bursts = newest(&self.bursts.items, Room { records: TAIL_BURSTS, bytes: TAIL_BURST_BYTES });
+        let first_kept = self.bursts.pushed - bursts.len() as u64;
+        let open_bursts: Vec<OpenBurst> = self
+            .slots
+            .iter()
+            .flatten()
+            .filter_map(|s| {
+                let burst = s.open_burst?.checked_sub(first_kept)? as usize;
+                Some(OpenBurst { burst, bursts_started: s.bursts_started, bursts_met: s.bursts_met })
+            })
+            .collect();
+        let admissions = newest(&self.admissions.items, Room { records: TAIL_ADMISSIONS, bytes: TAIL_ADMISSION_BYTES });
+        let taken = json_len(&(&bursts, &admissions, &open_bursts));
+        let mut room = Room { records: TAIL_SAMPLE_ENTRIES, bytes: TAIL_BYTES - taken };
+        let mut samples = Vec::new();
+        let mut end = self.entries.len();
+        for h in self.heads.iter().rev() {
+            let start = end - h.entries;
+            let mut sample = SampleTail { t_ms: h.t_ms, cluster_share: h.cluster_share, queues: Vec::new() };
+            if !room.take(0, &sample) {
+                break;
+            }
+            sample.queues.extend(self.entries.range(start..end).take_while(|e| room.take(1, e)).cloned());
+            let whole = sample.queues.len() == h.entries;
+            if whole || samples.is_empty() {
+                samples.push(sample);
+            }
+            if !whole {
+                break;
+            }
+            end = start;
+        }
+        samples.reverse();
+        HistoryTail { samples, bursts, admissions, open_bursts }
+    }
+
+    /// Puts a snapshot's tail back into a history that has taken no sample yet (a scheduler
+    /// being restored), before the admission decisions it recorded already. The bursts still on
+    /// are tracked again for the queues of `state` that have their names.
+    pub fn restore(&mut self, tail: &HistoryTail, state: &ClusterState) {
+        let made = std::mem::take(&mut self.admissions.items);
+        for a in tail.admissions.iter().cloned().chain(made) {
+            self.admissions.push(a);
+        }
+        for s in &tail.samples {
+            self.heads.push_back(SampleHead { t_ms: s.t_ms, cluster_share: s.cluster_share, entries: s.queues.len() });
+            self.entries.extend(s.queues.iter().cloned());
+        }
+        if let Some(last) = self.heads.back() {
+            self.next_sample_ms = last.t_ms.saturating_add(self.interval_ms);
+        }
+        let first = self.bursts.pushed;
+        for b in &tail.bursts {
+            self.bursts.push(b.clone());
+        }
+        for o in &tail.open_bursts {
+            let Some(&qi) = state.queue_index.get(&*tail.bursts[o.burst].queue) else { continue };
+            let slot = self.slot(qi, &state.queues[qi]);
+            slot.bursts_started = o.bursts_started;
+            slot.bursts_met = o.bursts_met;
+            slot.open_burst = Some(first + o.burst as u64);
         }
     }
 

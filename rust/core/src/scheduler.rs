@@ -519,6 +519,7 @@ impl Scheduler {
                 .map(|r| RuntimeQueue { xml: r.xml.clone(), owner: r.config.owner.clone().unwrap_or_default() })
                 .collect(),
             queues,
+            history: Some(self.history.tail()),
         }
     }
 
@@ -533,10 +534,12 @@ impl Scheduler {
     /// In order: the policy's state (skipped, with a warning, when the snapshot was taken under
     /// another policy); the clock and the allocation id floor; the queues registered at run
     /// time, with their owners, in their order (one the allocation file now defines is skipped,
-    /// as a reload does); the usage history of every queue known by name. The policy comes
-    /// first so that run-time queues are admitted against the restored admission state, not
-    /// against whatever capacity has registered so far. The document is parsed and checked
-    /// completely, and the policy state checked, before anything changes.
+    /// as a reload does); the usage history of every queue known by name; the recent history,
+    /// which replaces what this instance recorded before and comes before the admission
+    /// decisions made while restoring. The policy comes first so that run-time queues are
+    /// admitted against the restored admission state, not against whatever capacity has
+    /// registered so far. The document is parsed and checked completely, and the policy state
+    /// checked, before anything changes.
     pub fn restore_json(&mut self, json: &str) -> Result<RestoreSummary> {
         let snap = Snapshot::from_json(json)?;
         if self.state.app_count() > 0 {
@@ -585,8 +588,13 @@ impl Scheduler {
             }
             None => false,
         };
+        // What this instance recorded at clock 0 (the file's queues admitted when it was built)
+        // gives way to the restored history and what the restored policy decided: every queue
+        // admitted again, recorded before the run-time queues are, so theirs is recorded once.
+        self.history = History::new(self.settings.history_sample_interval_ms);
         // As a first heartbeat would: queues the snapshot does not know start their history now.
         self.advance_clock(snap.now_ms);
+        self.history.revise_admissions(&self.state, self.policy.as_ref());
         self.state.next_allocation_id = self.state.next_allocation_id.max(snap.next_allocation_id);
 
         for (config, r) in runtime {
@@ -629,8 +637,9 @@ impl Scheduler {
                 }
             })
             .collect();
-        // The restored policy admitted every queue again.
-        self.history.revise_admissions(&self.state, self.policy.as_ref());
+        if let Some(tail) = &snap.history {
+            self.history.restore(tail, &self.state);
+        }
         info!(queues = self.state.queues.len(), policy_restored, now_ms = self.state.now_ms, "state restored");
         Ok(RestoreSummary { policy_restored, queues, warnings })
     }

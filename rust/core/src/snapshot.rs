@@ -1,8 +1,9 @@
 //! A durable snapshot of Tidal's own state, for a host that must rebuild a scheduler instance
 //! (a ResourceManager restart, or an instance lost to a panic) without losing what YARN does not
 //! keep for it: the queues registered at run time, each queue's long-term usage (the history
-//! BoPF's fairness is stated in) and the queue policy's durable state (BoPF's admitted capacity
-//! and its burst records).
+//! BoPF's fairness is stated in), the queue policy's durable state (BoPF's admitted capacity
+//! and its burst records) and the recent end of the scheduler's history
+//! ([`crate::history::HistoryTail`]).
 //!
 //! What a snapshot leaves out is rebuilt from YARN: nodes re-register, applications are added
 //! again, running containers are adopted ([`crate::scheduler::Scheduler::adopt`]) and
@@ -12,15 +13,16 @@
 //! Time base: the host keeps one clock across restarts (core milliseconds before and after a
 //! snapshot are comparable), so nothing in a snapshot is shifted in time on restore.
 //!
-//! The format is JSON, versioned ([`SNAPSHOT_VERSION`]); a reader refuses other versions and
-//! fields it does not know, naming them.
+//! The format is JSON, versioned ([`SNAPSHOT_VERSION`]); a reader refuses versions it does not
+//! read and fields it does not know, naming them.
 
 use crate::error::{CoreError, Result};
+use crate::history::{HistoryTail, TAIL_ADMISSIONS, TAIL_BURSTS, TAIL_SAMPLE_ENTRIES};
 use crate::resource::DIMS;
 use serde::{Deserialize, Serialize};
 
-/// The snapshot format this build writes and reads.
-pub const SNAPSHOT_VERSION: u32 = 1;
+/// The snapshot format this build writes. It reads version 1 too, which has no history.
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 /// Largest snapshot document accepted, in bytes.
 pub const MAX_SNAPSHOT_BYTES: usize = 16 << 20;
@@ -43,6 +45,9 @@ pub struct Snapshot {
     pub runtime_queues: Vec<RuntimeQueue>,
     /// The usage history of every queue.
     pub queues: Vec<QueueSnapshot>,
+    /// The recent end of the scheduler's history; none in version 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryTail>,
 }
 
 /// The queue policy's name and what it keeps across restarts, in its own format.
@@ -136,17 +141,19 @@ impl Snapshot {
         }
         let header: Header =
             serde_json::from_str(json).map_err(|e| invalid(format!("snapshot is not valid JSON: {e}")))?;
-        match header.version {
+        let version = match header.version {
             None => return Err(invalid("snapshot field 'version' is missing".into())),
-            Some(v) if v.as_u64() == Some(u64::from(SNAPSHOT_VERSION)) => {}
-            Some(v) => {
-                return Err(invalid(format!(
-                    "snapshot field 'version' is {v}; this build reads version {SNAPSHOT_VERSION}"
-                )))
-            }
-        }
+            Some(v) => match v.as_u64() {
+                Some(n) if (1..=u64::from(SNAPSHOT_VERSION)).contains(&n) => n,
+                _ => {
+                    return Err(invalid(format!(
+                        "snapshot field 'version' is {v}; this build reads versions 1 to {SNAPSHOT_VERSION}"
+                    )))
+                }
+            },
+        };
         let s: Snapshot = serde_json::from_str(json)
-            .map_err(|e| invalid(format!("snapshot does not match version {SNAPSHOT_VERSION}: {e}")))?;
+            .map_err(|e| invalid(format!("snapshot does not match version {version}: {e}")))?;
         s.validate()?;
         Ok(s)
     }
@@ -176,8 +183,48 @@ impl Snapshot {
                 return Err(invalid(format!("{} has a negative value", field("usage_integral"))));
             }
         }
-        Ok(())
+        match &self.history {
+            Some(_) if self.version == 1 => Err(invalid("snapshot field 'history' is not in version 1".into())),
+            Some(h) => validate_history(h, self.now_ms),
+            None => Ok(()),
+        }
     }
+}
+
+/// What restoring relies on: the caps a snapshot is written within (the rings hold more), samples
+/// in time order up to the snapshot's clock, open bursts that are on.
+fn validate_history(h: &HistoryTail, now_ms: i64) -> Result<()> {
+    let entries: usize = h.samples.iter().map(|s| s.queues.len()).sum();
+    for (field, n, cap) in [
+        ("samples[].queues", entries, TAIL_SAMPLE_ENTRIES),
+        ("bursts", h.bursts.len(), TAIL_BURSTS),
+        ("admissions", h.admissions.len(), TAIL_ADMISSIONS),
+    ] {
+        if n > cap {
+            return Err(invalid(format!(
+                "snapshot field 'history.{field}' holds {n} entries; a snapshot keeps at most {cap}"
+            )));
+        }
+    }
+    let mut after = i64::MIN;
+    for (i, s) in h.samples.iter().enumerate() {
+        if s.t_ms <= after || s.t_ms > now_ms {
+            return Err(invalid(format!(
+                "snapshot field 'history.samples[{i}].t_ms' is {}: samples must be in time order, up to now_ms {now_ms}",
+                s.t_ms
+            )));
+        }
+        after = s.t_ms;
+    }
+    for (i, o) in h.open_bursts.iter().enumerate() {
+        if h.bursts.get(o.burst).is_none_or(|b| b.ended_ms.is_some()) {
+            return Err(invalid(format!(
+                "snapshot field 'history.open_bursts[{i}].burst' is {}, not a burst still on",
+                o.burst
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -197,6 +244,7 @@ mod tests {
                 integrated_until_ms: 5_000,
                 usage_integral: [0.1, 1e300, 0.0, 0.0, 0.0, 3.0],
             }],
+            history: Some(HistoryTail::default()),
         }
     }
 
@@ -207,12 +255,24 @@ mod tests {
     }
 
     #[test]
+    fn version_1_is_read_and_has_no_history() {
+        let mut v1 = serde_json::to_value(minimal()).unwrap();
+        v1["version"] = 1.into();
+        v1.as_object_mut().unwrap().remove("history");
+        let s = Snapshot::from_json(&v1.to_string()).unwrap();
+        assert_eq!((s.version, s.history), (1, None));
+        v1["history"] = serde_json::to_value(HistoryTail::default()).unwrap();
+        let e = Snapshot::from_json(&v1.to_string()).unwrap_err().to_string();
+        assert!(e.contains("'history' is not in version 1"), "{e}");
+    }
+
+    #[test]
     fn errors_name_the_field() {
         let err = |json: &str| Snapshot::from_json(json).unwrap_err().to_string();
         assert!(err("[1]").contains("not a JSON object"), "{}", err("[1]"));
         assert!(err("{").contains("not valid JSON"), "{}", err("{"));
         assert!(err("{}").contains("'version' is missing"));
-        assert!(err(r#"{"version":2}"#).contains("'version' is 2"));
+        assert!(err(r#"{"version":3}"#).contains("'version' is 3; this build reads versions 1 to 2"));
         assert!(err(r#"{"version":"1"}"#).contains("'version' is \"1\""));
         assert!(err(r#"{"version":1}"#).contains("now_ms"), "{}", err(r#"{"version":1}"#));
         let mut v = serde_json::to_value(minimal()).unwrap();

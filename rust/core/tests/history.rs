@@ -1,13 +1,17 @@
 //! The scheduler's history: bounded rings, the `since_ms` filter, bursts derived from a BoPF
-//! run, and admission decisions with their reasons.
+//! run, admission decisions with their reasons, and the recent history a snapshot carries
+//! across a restart.
 
 mod common;
 
 use common::{any_ask, lq, GB};
 use serde_json::Value;
 use tidal_core::config::Settings;
-use tidal_core::history::{MAX_ADMISSIONS, MAX_SAMPLES, MAX_SAMPLE_ENTRIES};
+use tidal_core::history::{
+    MAX_ADMISSIONS, MAX_SAMPLES, MAX_SAMPLE_ENTRIES, TAIL_ADMISSIONS, TAIL_BURSTS, TAIL_SAMPLE_ENTRIES,
+};
 use tidal_core::scheduler::Caller;
+use tidal_core::snapshot::Snapshot;
 use tidal_core::{Resources, Scheduler};
 
 const ADMIN: Caller = Caller { user: "admin", admin: true };
@@ -207,4 +211,168 @@ fn admissions_are_recorded_with_their_reasons() {
         (Some(false), Some(verdict.reason.as_str()))
     );
     assert!(!verdict.reason.is_empty());
+}
+
+fn array(h: &Value, key: &str) -> Vec<Value> {
+    h[key].as_array().unwrap().clone()
+}
+
+/// An LQ bursts before a restart (one burst over, one still on), a run-time queue is registered;
+/// the restored instance shows that history first, then its own decisions, and goes on with the
+/// burst that was on without recording it twice.
+#[test]
+fn the_history_survives_a_restore() {
+    let xml = format!("<tidal><policy>bopf</policy><queue name=\"tq\"/>{}</tidal>", lq("lq", 10, 1, 2));
+    let mut s = scheduler(&xml, 100);
+    s.add_node(0, 1, 2, Resources::new(8 * GB, 8)).unwrap();
+    s.add_app(2, "lq", "v").unwrap();
+    s.update_asks(2, &[any_ask(1, 4, GB, 1)], &[], &[]).unwrap();
+    let mut out = Vec::new();
+    s.node_heartbeat(0, 1_000, &[], &mut out, 100).unwrap();
+    s.register_queue_xml("<queue name=\"rt\"/>", ADMIN).unwrap();
+    s.node_heartbeat(0, 1_500, &[], &mut out, 100).unwrap();
+    s.remove_app(2).unwrap();
+    s.node_heartbeat(0, 1_600, &[], &mut out, 100).unwrap();
+    s.add_app(3, "lq", "v").unwrap();
+    s.update_asks(3, &[any_ask(1, 1, GB, 1)], &[], &[]).unwrap();
+    s.node_heartbeat(0, 11_000, &[], &mut out, 0).unwrap();
+    let before = history(&s, i64::MIN);
+    assert_eq!(times(&before), vec![1_000, 1_500, 1_600, 11_000]);
+    let bursts = array(&before, "bursts");
+    assert_eq!(bursts.len(), 2);
+    assert_eq!((bursts[1]["started_ms"].as_i64(), bursts[1]["ended_ms"].as_i64()), (Some(11_000), None));
+
+    let mut after = scheduler(&xml, 100);
+    after.restore_json(&s.snapshot_json()).unwrap();
+    let restored = history(&after, i64::MIN);
+    assert_eq!(restored["now_ms"], 11_000, "the clock goes on from the snapshot's");
+    assert_eq!((&restored["samples"], &restored["bursts"]), (&before["samples"], &before["bursts"]));
+    // The decisions from before come first, then those of the restore, once each: BoPF admits
+    // every queue again at the restored clock, the run-time queue as it is registered again.
+    let admissions = array(&restored, "admissions");
+    let old = array(&before, "admissions");
+    assert_eq!(admissions[..old.len()], old[..]);
+    let mut new: Vec<&str> = admissions[old.len()..]
+        .iter()
+        .inspect(|a| assert_eq!(a["t_ms"], 11_000, "{a}"))
+        .map(|a| a["queue"].as_str().unwrap())
+        .collect();
+    new.sort_unstable();
+    assert_eq!(new, ["root.lq", "root.rt", "root.tq"]);
+
+    // The burst that was on misses its deadline and ends when the next one starts: one record
+    // each, after the restored ones.
+    after.add_node(0, 1, 2, Resources::new(8 * GB, 8)).unwrap();
+    after.add_app(3, "lq", "v").unwrap();
+    after.update_asks(3, &[any_ask(1, 1, GB, 1)], &[], &[]).unwrap();
+    for t in [13_000, 21_000] {
+        after.node_heartbeat(0, t, &[], &mut out, 0).unwrap();
+    }
+    let h = history(&after, i64::MIN);
+    assert_eq!(times(&h), vec![1_000, 1_500, 1_600, 11_000, 13_000, 21_000]);
+    assert_eq!(array(&h, "samples")[..4], array(&before, "samples")[..]);
+    let bursts = array(&h, "bursts");
+    assert_eq!(bursts.len(), 3, "{bursts:?}");
+    assert_eq!(bursts[0], before["bursts"][0]);
+    let b = &bursts[1];
+    assert_eq!((b["started_ms"].as_i64(), b["deadline_at_ms"].as_i64()), (Some(11_000), Some(12_000)));
+    assert_eq!((b["ended_ms"].as_i64(), b["met_deadline"].as_bool()), (Some(21_000), Some(false)));
+    assert_eq!((bursts[2]["started_ms"].as_i64(), bursts[2]["ended_ms"].as_i64()), (Some(21_000), None));
+    assert_eq!(array(&h, "admissions"), admissions, "no decision since");
+}
+
+/// A BoPF file of `lqs` LQs named by `name` under the parents `tree`, and their full names.
+fn lq_file(lqs: usize, name: impl Fn(usize) -> String, tree: &[String]) -> (String, Vec<String>) {
+    let leaves: String = (0..lqs).map(|i| lq(&name(i), 1_000, 1_000, 1)).collect();
+    let nested = tree.iter().rev().fold(leaves, |inner, p| format!("<queue name=\"{p}\">{inner}</queue>"));
+    let parent = tree.iter().fold("root".to_string(), |n, p| format!("{n}.{p}"));
+    (
+        format!("<tidal><policy>bopf</policy>{nested}</tidal>"),
+        (0..lqs).map(|i| format!("{parent}.{}", name(i))).collect(),
+    )
+}
+
+/// Every LQ of `file` bursts and is sampled `ticks` times: more samples, bursts and admission
+/// decisions than a snapshot keeps when there are a few hundred.
+fn crowded((xml, names): &(String, Vec<String>), ticks: i64) -> Scheduler {
+    let mut s = scheduler(xml, 1);
+    s.add_node(0, 1, 2, Resources::new(1_000 * GB, 1_000)).unwrap();
+    for (i, name) in names.iter().enumerate() {
+        s.add_app(i as u64, name, "u").unwrap();
+        s.update_asks(i as u64, &[any_ask(1, 1, GB, 1)], &[], &[]).unwrap();
+    }
+    for t in 1..=ticks {
+        s.node_heartbeat(0, t, &[], &mut Vec::new(), 0).unwrap();
+    }
+    s
+}
+
+#[test]
+fn a_snapshot_keeps_a_bounded_recent_history() {
+    // One queue: a sample per heartbeat, the newest kept up to the entry cap.
+    let mut s = scheduler("<tidal><queue name=\"a\"/></tidal>", 1);
+    s.add_node(0, 1, 2, Resources::new(8 * GB, 8)).unwrap();
+    let n = TAIL_SAMPLE_ENTRIES as i64 + 100;
+    for t in 1..=n {
+        s.node_heartbeat(0, t, &[], &mut Vec::new(), 1).unwrap();
+    }
+    let tail = Snapshot::from_json(&s.snapshot_json()).unwrap().history.unwrap();
+    assert_eq!((tail.samples.len(), tail.samples[0].t_ms), (TAIL_SAMPLE_ENTRIES, 101));
+
+    // Short names: the counts bind. Three whole samples of 300 queues, the newest (a fourth
+    // would pass the entry cap); the newest bursts and admission decisions.
+    let s = crowded(&lq_file(300, |i| format!("q{i}"), &[]), 5);
+    let h = history(&s, i64::MIN);
+    assert!(array(&h, "bursts").len() > TAIL_BURSTS && array(&h, "admissions").len() > TAIL_ADMISSIONS);
+    let tail = Snapshot::from_json(&s.snapshot_json()).unwrap().history.unwrap();
+    assert_eq!(tail.samples.iter().map(|x| x.t_ms).collect::<Vec<_>>(), [3, 4, 5]);
+    assert!(tail.samples.iter().all(|x| x.queues.len() == 300));
+    assert_eq!((tail.bursts.len(), tail.admissions.len()), (TAIL_BURSTS, TAIL_ADMISSIONS));
+    assert_eq!(tail.open_bursts.len(), TAIL_BURSTS, "every burst kept is on");
+    let newest = |key: &str, n: usize| Value::Array(array(&h, key)[array(&h, key).len() - n..].to_vec());
+    assert_eq!(serde_json::to_value(&tail.bursts).unwrap(), newest("bursts", TAIL_BURSTS));
+    assert_eq!(serde_json::to_value(&tail.admissions).unwrap(), newest("admissions", TAIL_ADMISSIONS));
+
+    // The longest names there are (a leaf six levels down, every level 128 characters) and
+    // BoPF's reasons naming the parent: the bytes bind, and the tail stays below 300 KB.
+    let long = |c: char, i: usize| format!("{i}{}", c.to_string().repeat(128 - i.to_string().len()));
+    let parents: Vec<String> = (0..5).map(|i| long('p', i)).collect();
+    let file = lq_file(300, |i| long('q', i), &parents);
+    let s = crowded(&file, 5);
+    let json = s.snapshot_json();
+    let tail = Snapshot::from_json(&json).unwrap().history.unwrap();
+    let tail_json = serde_json::to_string(&tail).unwrap();
+    assert!(tail_json.len() < 300_000, "{} bytes", tail_json.len());
+    assert_eq!(tail.samples.len(), 1, "the newest sample, cut");
+    assert!(tail.samples[0].queues.len() < 300 && tail.samples[0].t_ms == 5);
+    assert!(!tail.bursts.is_empty() && tail.bursts.len() < TAIL_BURSTS);
+    assert!(!tail.admissions.is_empty() && tail.admissions.len() < TAIL_ADMISSIONS);
+    let entries: usize = tail.samples.iter().map(|x| x.queues.len()).sum();
+    assert!(entries <= TAIL_SAMPLE_ENTRIES);
+
+    let mut after = scheduler(&file.0, 1);
+    after.restore_json(&json).unwrap();
+    let h = history(&after, i64::MIN);
+    assert_eq!(serde_json::to_value(&tail.bursts).unwrap(), h["bursts"]);
+    assert_eq!(times(&h), [5]);
+}
+
+/// A snapshot from before snapshots carried the history (version 1) restores; the history starts
+/// with the restore's decisions.
+#[test]
+fn a_snapshot_without_history_restores() {
+    let xml = "<tidal><queue name=\"a\"/></tidal>";
+    let mut s = scheduler(xml, 1_000);
+    s.add_node(0, 1, 2, Resources::new(8 * GB, 8)).unwrap();
+    s.node_heartbeat(0, 5_000, &[], &mut Vec::new(), 1).unwrap();
+    let mut v1: Value = serde_json::from_str(&s.snapshot_json()).unwrap();
+    v1["version"] = 1.into();
+    v1.as_object_mut().unwrap().remove("history");
+    let mut after = scheduler(xml, 1_000);
+    after.restore_json(&v1.to_string()).unwrap();
+    let h = history(&after, i64::MIN);
+    assert!(times(&h).is_empty() && array(&h, "bursts").is_empty());
+    let admissions = array(&h, "admissions");
+    assert_eq!(admissions.len(), 1, "{admissions:?}");
+    assert_eq!((admissions[0]["t_ms"].as_i64(), admissions[0]["queue"].as_str()), (Some(5_000), Some("root.a")));
 }

@@ -116,8 +116,16 @@ fn a_restored_instance_continues_where_the_snapshot_was_taken() {
     let dash = after.state().queue_by_name("root.dash").unwrap();
     assert_eq!(dash.config.owner.as_deref(), Some("alice"));
     assert!(matches!(after.unregister_queue("dash", BOB), Err(CoreError::Forbidden(_))));
-    // A snapshot of the restored instance is the snapshot it was restored from.
-    assert_eq!(after.snapshot(), snap);
+    // A snapshot of the restored instance is the snapshot it was restored from, but for the
+    // admission decisions of the restore, which follow the restored ones in its history.
+    let mut again = after.snapshot();
+    let (mut history, restored) = (again.history.take().unwrap(), snap.history.clone().unwrap());
+    assert_eq!(again, Snapshot { history: None, ..snap });
+    let decided: Vec<(i64, String)> =
+        history.admissions.drain(restored.admissions.len()..).map(|a| (a.t_ms, a.queue.to_string())).collect();
+    assert_eq!(history, restored);
+    let queues = ["root.tq1", "root.tq2", "root.lq", "root.dash"];
+    assert_eq!(decided, queues.map(|q| (7_500, q.to_string())));
     after.unregister_queue("dash", ALICE).unwrap();
     // Without apps (none were adopted) the deleted queue is freed at once.
     assert!(after.state().queue_by_name("root.dash").is_none());
@@ -195,12 +203,23 @@ fn invalid_snapshots_are_refused_and_leave_the_instance_usable() {
     let mut s = scheduler("bopf");
     let err = |s: &mut Scheduler, json: &str| s.restore_json(json).unwrap_err().to_string();
     assert!(err(&mut s, "not json").contains("not a JSON object"));
-    assert!(err(&mut s, &good.replacen("\"version\":1", "\"version\":7", 1)).contains("'version' is 7"));
+    assert!(err(&mut s, &good.replacen("\"version\":2", "\"version\":7", 1)).contains("'version' is 7"));
     assert!(err(&mut s, &good.replacen("\"now_ms\"", "\"now\"", 1)).contains("now"));
     let bad_xml = good.replacen("<type>lq</type>", "<type>xq</type>", 1);
     assert!(err(&mut s, &bad_xml).contains("runtime_queues[0].xml"), "{}", err(&mut s, &bad_xml));
     let bad_policy = good.replacen("\"admitted_capacity\"", "\"capacity\"", 1);
     assert!(err(&mut s, &bad_policy).contains("policy.state"), "{}", err(&mut s, &bad_policy));
+    // The history's labels are the policies' own.
+    let bad_class = good.replacen("\"class\":\"hard\"", "\"class\":\"gold\"", 1);
+    assert!(
+        err(&mut s, &bad_class).contains("'class' is 'gold', not one of hard, soft"),
+        "{}",
+        err(&mut s, &bad_class)
+    );
+    let bad_phase = good.replacen("\"burst_phase\":\"on\"", "\"burst_phase\":\"off\"", 1);
+    assert!(err(&mut s, &bad_phase).contains("'burst_phase' is 'off'"), "{}", err(&mut s, &bad_phase));
+    let bad_open = good.replacen("\"open_bursts\":[{\"burst\":0", "\"open_bursts\":[{\"burst\":9", 1);
+    assert!(err(&mut s, &bad_open).contains("history.open_bursts[0].burst"), "{}", err(&mut s, &bad_open));
     // Nothing changed: no run-time queue, the clock unset; the instance schedules as usual and
     // still takes the good snapshot.
     assert!(s.state().queue_by_name("root.dash").is_none());

@@ -57,6 +57,9 @@ impl Admission {
     pub const REJECTED: &'static str = "rejected";
     /// The class of a queue served by its plain fair share.
     pub const ELASTIC: &'static str = "elastic";
+    /// Every class label a policy gives, to read one back (a history restored from a snapshot,
+    /// which refuses labels missing here).
+    pub const CLASSES: [&'static str; 4] = ["hard", "soft", Self::ELASTIC, Self::REJECTED];
 
     /// Admission for policies that take every queue with a plain fair share.
     pub fn elastic() -> Admission {
@@ -81,6 +84,12 @@ pub struct BurstView {
     pub demand: crate::resource::Resources,
     pub bursts_started: u64,
     pub bursts_met_deadline: u64,
+}
+
+impl BurstView {
+    /// Every phase label, to read one back (a history restored from a snapshot, which refuses
+    /// labels missing here).
+    pub const PHASES: [&'static str; 4] = ["idle", "on", "catch-up", "beyond-declaration"];
 }
 
 /// What a policy reports about one queue.

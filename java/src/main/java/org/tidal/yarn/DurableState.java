@@ -14,10 +14,11 @@ import org.codehaus.jackson.node.ObjectNode;
 
 /**
  * Tidal's own state across restarts and core rebuilds: the core's snapshot (queues registered at
- * run time, admission classes, burst phases, long-term usage) with the origin of the core's clock,
- * saved to the {@link TidalStateStore} when a queue changes (before the change is acknowledged) and
- * every {@value #INTERVAL_MS} for what changes with time, and restored into a new core. The last
- * saved document is also kept in memory, which is what a core rebuilt after a panic starts from.
+ * run time, admission classes, burst phases, long-term usage, the recent history) with the origin
+ * of the core's clock, saved to the {@link TidalStateStore} when a queue changes (before the change
+ * is acknowledged) and every {@value #INTERVAL_MS} for what changes with time, and restored into a
+ * new core. The last saved document is also kept in memory, which is what a core rebuilt after a
+ * panic starts from.
  */
 final class DurableState {
   /** How often the time-driven state (bursts, usage) is saved. */

@@ -200,9 +200,10 @@ public final class TidalNative {
       long handle, long appKey, int nodeId, int priority, long memoryMb, long vcores);
 
   /**
-   * Tidal's own durable state as JSON (version 1): the clock, the queues registered at run time
-   * with their owners, each queue's usage history and the queue policy's state. Store it and give
-   * it to {@link #restoreState} of a new instance after an RM restart or a poisoned instance.
+   * Tidal's own durable state as JSON (version 2): the clock, the queues registered at run time
+   * with their owners, each queue's usage history, the queue policy's state and the recent end of
+   * {@link #historyJson} (under 300 KB). Store it and give it to {@link #restoreState} of a new
+   * instance after an RM restart or a poisoned instance.
    */
   public static native String snapshotState(long handle);
 
@@ -211,8 +212,8 @@ public final class TidalNative {
    * that has no applications yet (else {@link TidalConflictException}); nodes may already be there.
    * Returns a summary as JSON: {@code {"policy_restored":..,"queues":[{"name":..,
    * "runtime":..,"admitted":..,"class":..}],"warnings":[..]}}. Throws {@link
-   * TidalInvalidInputException} naming the field for a malformed document or another version; the
-   * instance is then unchanged.
+   * TidalInvalidInputException} naming the field for a malformed document or a version this build
+   * does not read (it reads 1 and 2); the instance is then unchanged.
    */
   public static native String restoreState(long handle, String snapshotJson);
 

@@ -33,6 +33,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.codehaus.jackson.JsonNode;
+import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
@@ -91,6 +92,10 @@ public class TestTidalRecovery {
     return call.json();
   }
 
+  private static JsonNode history(TidalScheduler scheduler) throws Exception {
+    return new ObjectMapper().readTree(scheduler.historyJson(Long.MIN_VALUE));
+  }
+
   private static NMContainerStatus running(RMContainer container) {
     return NMContainerStatus.newInstance(
         container.getContainerId(),
@@ -134,6 +139,13 @@ public class TestTidalRecovery {
     assertEquals(registered.toString(), 201, registered.status);
     String classBefore = queue(rm1, "adhoc").path("class").getTextValue();
     assertEquals("hard", classBefore);
+    // What the registration saved: the history so far, with the registration's decision last.
+    JsonNode historyBefore = history(first);
+    assertTrue(historyBefore.toString(), historyBefore.path("samples").size() > 0);
+    JsonNode admissionsBefore = historyBefore.path("admissions");
+    assertEquals(
+        "root.adhoc",
+        admissionsBefore.get(admissionsBefore.size() - 1).path("queue").getTextValue());
 
     MockAM lqAm = launchAm(rm1, "adhoc", "alice", nm);
     MockAM tqAm = launchAm(rm1, "etl", "bob", nm);
@@ -175,6 +187,15 @@ public class TestTidalRecovery {
         "no container is stopped: " + response.getContainersToCleanup(),
         response.getContainersToCleanup().isEmpty());
     assertTrue(response.getApplicationsToCleanup().isEmpty());
+
+    // The history goes on from the first RM's: its samples and decisions, then the second's.
+    JsonNode historyAfter = history(scheduler);
+    assertEquals(historyBefore.path("samples").get(0), historyAfter.path("samples").get(0));
+    JsonNode admissionsAfter = historyAfter.path("admissions");
+    assertTrue(admissionsAfter.toString(), admissionsAfter.size() > admissionsBefore.size());
+    for (int i = 0; i < admissionsBefore.size(); i++) {
+      assertEquals(admissionsBefore.get(i), admissionsAfter.get(i));
+    }
 
     JsonNode adhoc = queue(rm2, "adhoc");
     assertEquals(

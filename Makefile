@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-it demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
+.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-conformance test-it demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
 
 all: build
 
@@ -45,6 +45,11 @@ test-rust: lint-rust
 test-java: native
 	$(MVN) -f java/pom.xml $(MVN_NATIVE) install
 	$(MVN) -f java/replay/pom.xml install
+
+# Hadoop 2.7.7's own ResourceManager tests (its published test jar) under the stock scheduler and
+# under Tidal, with a comparison that fails on a test only Tidal fails (it-tests/conformance).
+test-conformance: jar
+	$(MVN) -f it-tests/conformance/pom.xml $(MVN_NATIVE) verify
 
 # The dashboard's browser test needs Chromium (Debian's package, installed when root) and
 # Playwright's driver library from the npm registry; without them it skips and says why.

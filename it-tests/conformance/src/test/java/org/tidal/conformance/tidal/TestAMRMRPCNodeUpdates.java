@@ -1,0 +1,14 @@
+package org.tidal.conformance.tidal;
+
+import org.junit.ClassRule;
+import org.junit.rules.TestRule;
+
+/**
+ * Hadoop's {@code TestAMRMRPCNodeUpdates} under Tidal: the site's yarn-site.xml selects Tidal for
+ * every configuration the tests create.
+ */
+public class TestAMRMRPCNodeUpdates
+    extends org.apache.hadoop.yarn.server.resourcemanager.applicationsmanager
+        .TestAMRMRPCNodeUpdates {
+  @ClassRule public static final TestRule TIDAL = TidalSite.required();
+}

@@ -1,0 +1,12 @@
+package org.tidal.conformance.tidal;
+
+import org.junit.ClassRule;
+import org.junit.rules.TestRule;
+
+/**
+ * Hadoop's {@code TestAppManager} under Tidal: the site's yarn-site.xml selects Tidal for every
+ * configuration the tests create.
+ */
+public class TestAppManager extends org.apache.hadoop.yarn.server.resourcemanager.TestAppManager {
+  @ClassRule public static final TestRule TIDAL = TidalSite.required();
+}

@@ -1,0 +1,12 @@
+package org.tidal.conformance.tidal;
+
+import org.junit.ClassRule;
+import org.junit.rules.TestRule;
+
+/**
+ * Hadoop's {@code TestRMHA} under Tidal: the site's yarn-site.xml selects Tidal for every
+ * configuration the tests create.
+ */
+public class TestRMHA extends org.apache.hadoop.yarn.server.resourcemanager.TestRMHA {
+  @ClassRule public static final TestRule TIDAL = TidalSite.required();
+}

@@ -1,0 +1,13 @@
+package org.tidal.conformance.tidal;
+
+import org.junit.ClassRule;
+import org.junit.rules.TestRule;
+
+/**
+ * Hadoop's {@code TestRMNMRPCResponseId} under Tidal: the site's yarn-site.xml selects Tidal for
+ * every configuration the tests create.
+ */
+public class TestRMNMRPCResponseId
+    extends org.apache.hadoop.yarn.server.resourcemanager.resourcetracker.TestRMNMRPCResponseId {
+  @ClassRule public static final TestRule TIDAL = TidalSite.required();
+}

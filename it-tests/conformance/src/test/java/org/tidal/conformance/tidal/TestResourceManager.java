@@ -1,0 +1,13 @@
+package org.tidal.conformance.tidal;
+
+import org.junit.ClassRule;
+import org.junit.rules.TestRule;
+
+/**
+ * Hadoop's {@code TestResourceManager} under Tidal: the site's yarn-site.xml selects Tidal for
+ * every configuration the tests create.
+ */
+public class TestResourceManager
+    extends org.apache.hadoop.yarn.server.resourcemanager.TestResourceManager {
+  @ClassRule public static final TestRule TIDAL = TidalSite.required();
+}

@@ -1,0 +1,13 @@
+package org.tidal.conformance.tidal;
+
+import org.junit.ClassRule;
+import org.junit.rules.TestRule;
+
+/**
+ * Hadoop's {@code TestSchedulerUtils} under Tidal: the site's yarn-site.xml selects Tidal for every
+ * configuration the tests create.
+ */
+public class TestSchedulerUtils
+    extends org.apache.hadoop.yarn.server.resourcemanager.scheduler.TestSchedulerUtils {
+  @ClassRule public static final TestRule TIDAL = TidalSite.required();
+}

@@ -1303,12 +1303,7 @@ impl Scheduler {
             });
             return (1, false);
         };
-        let mut room = self.free_on(at.node);
-        if self.capped {
-            if let Some(headroom) = Self::with_chain(&self.state, app.queue, limits::headroom) {
-                room = room.min(&headroom);
-            }
-        }
+        let room = self.within_headroom(app.queue, self.free_on(at.node));
         if !p.resources.fits_in(&room) {
             return (0, true);
         }
@@ -1375,12 +1370,7 @@ impl Scheduler {
             } else {
                 Resources::ZERO
             };
-            let mut room = free + overridable;
-            if self.capped {
-                if let Some(headroom) = Self::with_chain(&self.state, qi, limits::headroom) {
-                    room = room.min(&headroom);
-                }
-            }
+            let room = self.within_headroom(qi, free + overridable);
             let q = &self.state.queues[qi];
             let am_room =
                 self.queue_file.limits.max_am_share(&q.config.limits, self.settings.default_max_am_share).map(
@@ -1429,6 +1419,16 @@ impl Scheduler {
         made
     }
 
+    /// `r` cut to what leaf `qi` and its ancestors may still take under their `<maxResources>`
+    /// (the walk up the tree is skipped when no queue has one).
+    #[inline]
+    fn within_headroom(&self, qi: QueueIdx, r: Resources) -> Resources {
+        if !self.capped {
+            return r;
+        }
+        Self::with_chain(&self.state, qi, limits::headroom).map_or(r, |headroom| r.min(&headroom))
+    }
+
     /// What queue `qi`, which can start nothing within `room` on the node, reserves the node
     /// for, if reservations are on and it has such an ask ([`container_reservation::candidate`]).
     fn reservation_candidate(&self, at: Target, qi: QueueIdx, room: &Resources) -> Option<ReservedContainer> {
@@ -1437,12 +1437,7 @@ impl Scheduler {
         if !self.settings.reserve_containers || !self.settings.min_allocation.fits_in(room) {
             return None;
         }
-        let mut cap = self.state.node(at.node)?.capacity;
-        if self.capped {
-            if let Some(headroom) = Self::with_chain(&self.state, qi, limits::headroom) {
-                cap = cap.min(&headroom);
-            }
-        }
+        let cap = self.within_headroom(qi, self.state.node(at.node)?.capacity);
         container_reservation::candidate(&self.state, &self.reserved, qi, at.host, at.rack, room, &cap)
     }
 

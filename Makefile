@@ -98,13 +98,13 @@ bench-sim: deps
 	$(CARGO) run --release -q -p tidal-sim -- bench all
 
 bench-jni: native
-	$(MVN) -f java/pom.xml $(MVN_NATIVE) -Pbench verify
+	$(MVN) -f java/hadoop2/pom.xml $(MVN_NATIVE) -Pbench verify
 
 # Tidal vs FairScheduler inside a MockRM on the same event stream; BENCH_RM_ARGS picks scales and
-# repetitions (see java/src/bench/java/org/tidal/yarn/bench/RmSchedulerBench.java).
+# repetitions (see java/hadoop2/src/bench/java/org/tidal/yarn/bench/RmSchedulerBench.java).
 BENCH_RM_ARGS ?= small large 2
 bench-rm: native
-	$(MVN) -f java/pom.xml $(MVN_NATIVE) -Pbench test-compile exec:exec@rm-benchmark \
+	$(MVN) -f java/hadoop2/pom.xml $(MVN_NATIVE) -Pbench test-compile exec:exec@rm-benchmark \
 	  -Dbench.rm.args="$(BENCH_RM_ARGS)"
 
 # The fuzz targets of rust/fuzz under libFuzzer, FUZZ_SECONDS each (`make test` runs them for a
@@ -219,4 +219,4 @@ cloudlab-local: cloudlab-venv cloudlab-bundle cloudlab-ssh
 
 clean:
 	$(CARGO) clean
-	rm -rf java/target it-tests/target docker/build
+	rm -rf java/*/target it-tests/target docker/build

@@ -7,7 +7,7 @@ Hadoop with Tidal to every node, starts the daemons and runs the workload.
 
 Instructions:
 Wait for every node to be ready, download the manifest (List View, or the portal's
-"Manifest" tab) and follow "Running on CloudLab" in the Tidal README: `inventory.py` turns the
+"Manifest" tab) and follow "Running on CloudLab" in the Tidal repository's docs/operations.md: `inventory.py` turns the
 manifest into an Ansible inventory and `deploy.yml` does the rest.
 """
 

@@ -7,7 +7,7 @@
 #   layout.sh CLASSPATH_FILE LIBTIDAL_SO QUEUE_FILE DEST [link|copy]
 #
 # CLASSPATH_FILE is the it-tests' class path as `mvn dependency:build-classpath` writes it
-# (Hadoop 2.7.7 with httpclient/httpcore pinned to 4.2.5, and the tidal-yarn jar). Jars are
+# (Hadoop 2.7.7 with httpclient/httpcore pinned to 4.2.5, and the tidal-yarn-hadoop2 jar). Jars are
 # symlinked (link, default) or copied (copy, for an image).
 set -euo pipefail
 
@@ -36,7 +36,7 @@ IFS=: read -r -a jars <"$classpath_file" || true # no final newline
 for jar in "${jars[@]}"; do
   name=$(basename "$jar")
   case $jar in
-    */org/tidal/tidal-yarn/*) tidal_jar=$jar; continue ;;
+    */org/tidal/tidal-yarn-hadoop2/*) tidal_jar=$jar; continue ;;
     # Test-only libraries of the it-tests, Tez and SLS (not part of a Hadoop node).
     */org/apache/tez/* | */junit/* | */org/hamcrest/* | */org/apache/hadoop/hadoop-sls/*) continue ;;
   esac
@@ -48,7 +48,7 @@ for jar in "${jars[@]}"; do
     *) put "$jar" "$share/common/lib" ;;
   esac
 done
-[[ -n $tidal_jar ]] || { echo "layout.sh: no tidal-yarn jar in $classpath_file" >&2; exit 1; }
+[[ -n $tidal_jar ]] || { echo "layout.sh: no tidal-yarn-hadoop2 jar in $classpath_file" >&2; exit 1; }
 
 # The install section of README.md.
 cp "$tidal_jar" "$share/yarn/lib/"

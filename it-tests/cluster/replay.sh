@@ -6,7 +6,7 @@
 #   replay.sh OUT WORKLOAD.json [WORKLOAD.json ...] [-- tidal-replay options]
 #
 # Each workload's outputs go to OUT/<workload file name without .json>/. Needs target/release
-# (libtidal_jni.so), the tidal-yarn jar installed and it-tests' cluster class path
+# (libtidal_jni.so), the tidal-yarn-hadoop2 jar installed and it-tests' cluster class path
 # (it-tests/target/cluster.classpath), and java/replay/target/tidal-replay.jar: `make replay-jar`.
 # NM_MEMORY_MB and NM_VCORES as cluster.sh takes them (default 4096 and 4). Callers sharing the
 # machine wrap it in flock on the cluster's lock file.

@@ -4,7 +4,8 @@
 //! else until the ask fits and starts there, or the app stops asking for it. Without this a
 //! large ask waits forever behind smaller ones that take the space as it frees.
 //!
-//! Choices where Hadoop's schedulers differ or say nothing (the README lists them):
+//! Choices where Hadoop's schedulers differ or say nothing (docs/operations.md, "Behaving as YARN
+//! expects a scheduler to", lists them):
 //! - a node is reserved only while it has room for the smallest container (the minimum
 //!   allocation), which smaller asks would take; a full node starts nothing for anyone anyway, and
 //!   holding it would only bypass the queue order when space frees;

@@ -26,7 +26,7 @@ fn files(dirs: &[&str], ext: &str, keep: impl Fn(&str) -> bool) -> Vec<String> {
 pub fn queue_files() -> &'static [String] {
     static FILES: OnceLock<Vec<String>> = OnceLock::new();
     FILES.get_or_init(|| {
-        files(&["hadoop-conf", "java/src/test/resources", "it-tests/src/test/resources"], "xml", |d| {
+        files(&["hadoop-conf", "java/common/src/test/resources", "it-tests/src/test/resources"], "xml", |d| {
             roxmltree::Document::parse(d).is_ok_and(|doc| doc.root_element().has_tag_name("tidal"))
         })
     })

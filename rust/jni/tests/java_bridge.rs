@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const JAVA_PACKAGE_DIR: &str = "java/src/main/java";
+const JAVA_PACKAGE_DIR: &str = "java/common/src/main/java";
 const NATIVE_CLASS: &str = "org/tidal/yarn/TidalNative";
 
 fn repo_root() -> PathBuf {

@@ -14,7 +14,7 @@ pub const HISTORY_FILE: &str = "history.json";
 /// The page `tidal-sim report` writes unless told otherwise, in the run's directory.
 pub const REPORT_FILE: &str = "report.html";
 
-const PAGE: &str = include_str!("../../../java/src/main/resources/org/tidal/yarn/web/dashboard.html");
+const PAGE: &str = include_str!("../../../java/common/src/main/resources/org/tidal/yarn/web/dashboard.html");
 
 /// Where the page's data script goes.
 const DATA_MARKER: &str = "<!-- tidal-data -->";
@@ -24,22 +24,22 @@ const ASSETS: [(&str, &str, &str); 4] = [
     (
         r#"<link rel="stylesheet" href="static/uPlot.min.css">"#,
         "style",
-        include_str!("../../../java/src/main/resources/org/tidal/yarn/web/static/uPlot.min.css"),
+        include_str!("../../../java/common/src/main/resources/org/tidal/yarn/web/static/uPlot.min.css"),
     ),
     (
         r#"<link rel="stylesheet" href="static/dashboard.css">"#,
         "style",
-        include_str!("../../../java/src/main/resources/org/tidal/yarn/web/static/dashboard.css"),
+        include_str!("../../../java/common/src/main/resources/org/tidal/yarn/web/static/dashboard.css"),
     ),
     (
         r#"<script src="static/uPlot.iife.min.js"></script>"#,
         "script",
-        include_str!("../../../java/src/main/resources/org/tidal/yarn/web/static/uPlot.iife.min.js"),
+        include_str!("../../../java/common/src/main/resources/org/tidal/yarn/web/static/uPlot.iife.min.js"),
     ),
     (
         r#"<script src="static/dashboard.js"></script>"#,
         "script",
-        include_str!("../../../java/src/main/resources/org/tidal/yarn/web/static/dashboard.js"),
+        include_str!("../../../java/common/src/main/resources/org/tidal/yarn/web/static/dashboard.js"),
     ),
 ];
 

@@ -14,7 +14,7 @@ use anyhow::Result;
 use std::fmt::Write as _;
 
 /// Checks of effects the paper reports and our set-ups do not reproduce; each is printed with
-/// the measured cause in the report and the README.
+/// the measured cause in the report and in docs/fidelity.md.
 const NOT_REPRODUCED_TETRIS: &str =
     "not reproduced: Tetris's remaining-work term makes it SRTF here (see the leftover line above)";
 const NOT_REPRODUCED_JAIN: &str =

@@ -14,6 +14,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.codehaus.jackson.JsonNode;
 import org.junit.Test;
+import org.tidal.yarn.TidalConfig;
 import org.tidal.yarn.TidalScheduler;
 
 /**
@@ -70,7 +71,7 @@ public class CorePanicIT {
         RecoveryHarness.single(
             SchedulerUnderTest.TIDAL,
             true,
-            conf -> conf.setBoolean(TidalScheduler.FAULT_INJECTION, true))) {
+            conf -> conf.setBoolean(TidalConfig.FAULT_INJECTION, true))) {
       ResourceManager rm = cluster.activeRm();
       ResourceScheduler scheduler = rm.getResourceScheduler();
       try (RecoveryWorkload work = new RecoveryWorkload(cluster.clientConf())) {

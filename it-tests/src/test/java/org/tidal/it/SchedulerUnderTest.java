@@ -21,7 +21,8 @@ public enum SchedulerUnderTest {
       conf.set("tidal.rest.address", "127.0.0.1:0");
       // As the sample yarn-site.xml: up to 10 containers per node heartbeat (the default is one).
       conf.setInt("tidal.max-assign-per-heartbeat", 10);
-      // As docs/operations.md ("Tidal in Hadoop's own tools") has it: Tidal's views in the RM's web app.
+      // As docs/operations.md ("Tidal in Hadoop's own tools") has it: Tidal's views in the RM's web
+      // app.
       conf.set(
           "hadoop.http.filter.initializers",
           "org.apache.hadoop.http.lib.StaticUserWebFilter,org.tidal.yarn.TidalWebFilterInitializer");

@@ -12,7 +12,7 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
- * Loads the queue allocation file ({@value TidalScheduler#ALLOCATION_FILE}) into the core, as
+ * Loads the queue allocation file ({@value TidalConfig#ALLOCATION_FILE}) into the core, as
  * FairScheduler's AllocationFileLoaderService does for its own file: reads it, builds the settings
  * array that goes with it, and creates or reconfigures the core's instance from both. The core
  * validates the file; a refusal becomes an IOException naming the file.
@@ -79,7 +79,7 @@ final class AllocationFileLoader {
   }
 
   static String fileName(Configuration conf) {
-    return conf.get(TidalScheduler.ALLOCATION_FILE, TidalScheduler.DEFAULT_ALLOCATION_FILE);
+    return conf.get(TidalConfig.ALLOCATION_FILE, TidalConfig.DEFAULT_ALLOCATION_FILE);
   }
 
   /**
@@ -96,7 +96,7 @@ final class AllocationFileLoader {
             "Tidal queue allocation file "
                 + file
                 + " does not exist ("
-                + TidalScheduler.ALLOCATION_FILE
+                + TidalConfig.ALLOCATION_FILE
                 + ")");
       }
       in = new FileInputStream(file);
@@ -111,7 +111,7 @@ final class AllocationFileLoader {
             "Tidal queue allocation file "
                 + name
                 + " not found on the classpath ("
-                + TidalScheduler.ALLOCATION_FILE
+                + TidalConfig.ALLOCATION_FILE
                 + ")");
       }
       in = url.openStream();
@@ -134,19 +134,17 @@ final class AllocationFileLoader {
             YarnConfiguration.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES);
     s[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = maxAssignPerHeartbeat(conf);
     s[TidalNative.SET_FAULT_INJECTION] =
-        conf.getBoolean(TidalScheduler.FAULT_INJECTION, false) ? 1 : 0;
+        conf.getBoolean(TidalConfig.FAULT_INJECTION, false) ? 1 : 0;
     s[TidalNative.SET_RESERVE_CONTAINERS] =
-        conf.getBoolean(
-                TidalScheduler.RESERVE_CONTAINERS, TidalScheduler.DEFAULT_RESERVE_CONTAINERS)
+        conf.getBoolean(TidalConfig.RESERVE_CONTAINERS, TidalConfig.DEFAULT_RESERVE_CONTAINERS)
             ? 1
             : 0;
     float share =
         conf.getFloat(
-            TidalScheduler.QUEUE_MAX_AM_SHARE_DEFAULT,
-            TidalScheduler.DEFAULT_QUEUE_MAX_AM_SHARE_DEFAULT);
+            TidalConfig.QUEUE_MAX_AM_SHARE_DEFAULT, TidalConfig.DEFAULT_QUEUE_MAX_AM_SHARE_DEFAULT);
     if (share != -1f && !(share >= 0f && share <= 1f)) {
       throw new IOException(
-          TidalScheduler.QUEUE_MAX_AM_SHARE_DEFAULT
+          TidalConfig.QUEUE_MAX_AM_SHARE_DEFAULT
               + " must be a fraction in [0, 1] or -1 (no check), was "
               + share);
     }
@@ -157,11 +155,10 @@ final class AllocationFileLoader {
   private static int maxAssignPerHeartbeat(Configuration conf) throws IOException {
     int value =
         conf.getInt(
-            TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT,
-            TidalScheduler.DEFAULT_MAX_ASSIGN_PER_HEARTBEAT);
+            TidalConfig.MAX_ASSIGN_PER_HEARTBEAT, TidalConfig.DEFAULT_MAX_ASSIGN_PER_HEARTBEAT);
     if (value <= 0) {
       throw new IOException(
-          TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT + " must be positive, was " + value);
+          TidalConfig.MAX_ASSIGN_PER_HEARTBEAT + " must be positive, was " + value);
     }
     return value;
   }

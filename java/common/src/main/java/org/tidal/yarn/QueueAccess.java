@@ -44,7 +44,7 @@ final class QueueAccess {
   void update(QueueStatus status) {
     Map<String, Map<QueueACL, AccessControlList>> next =
         new HashMap<String, Map<QueueACL, AccessControlList>>();
-    next.put(TidalScheduler.ROOT_QUEUE, lists(status.rootAcls));
+    next.put(TidalConfig.ROOT_QUEUE, lists(status.rootAcls));
     for (QueueStatus.Leaf leaf : status.queues) {
       next.put(leaf.name, lists(leaf.acls));
     }
@@ -92,7 +92,7 @@ final class QueueAccess {
     Map<QueueACL, AccessControlList> given = acls.get(queue);
     AccessControlList list = given == null ? null : given.get(acl);
     if (list == null) {
-      list = queue.equals(TidalScheduler.ROOT_QUEUE) ? EVERYONE : NOBODY;
+      list = queue.equals(TidalConfig.ROOT_QUEUE) ? EVERYONE : NOBODY;
     }
     return list.isUserAllowed(user);
   }

@@ -27,7 +27,7 @@ import org.codehaus.jackson.map.ObjectMapper;
 final class QueueManager {
   private static final Log LOG = LogFactory.getLog(QueueManager.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String ROOT = TidalScheduler.ROOT_QUEUE;
+  private static final String ROOT = TidalConfig.ROOT_QUEUE;
 
   private final CoreInstance core;
   private final Configuration conf;

@@ -149,7 +149,7 @@ public final class QueueResource {
   @Consumes({MediaType.APPLICATION_XML, MediaType.TEXT_XML})
   public Response register(@Context HttpServletRequest request) throws RestException, IOException {
     String user = caller(request);
-    queues.access().check(user, QueueACL.ADMINISTER_QUEUE, TidalScheduler.ROOT_QUEUE);
+    queues.access().check(user, QueueACL.ADMINISTER_QUEUE, TidalConfig.ROOT_QUEUE);
     String xml = RestInput.body(request, MAX_QUEUE_BODY_BYTES);
     String verdict = queues.register(xml, user, queues.access().isAdministrator(user));
     JsonNode node = MAPPER.readTree(verdict);

@@ -8,7 +8,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 /**
  * The scheduler's REST endpoint over the scheduler's life: wires a {@link TidalRestServer} to the
  * parts it serves (queues, attempts, the core's clock, the RM's AMRM secrets), starts it with the
- * scheduler when {@value TidalScheduler#REST_ENABLED} is on, and stops it before the core goes.
+ * scheduler when {@value TidalConfig#REST_ENABLED} is on, and stops it before the core goes.
  */
 final class RestEndpoint {
   private final QueueManager queues;
@@ -33,7 +33,7 @@ final class RestEndpoint {
 
   /** Starts the endpoint unless the scheduler's configuration turns it off. */
   void start() throws IOException {
-    if (conf.getBoolean(TidalScheduler.REST_ENABLED, TidalScheduler.DEFAULT_REST_ENABLED)) {
+    if (conf.getBoolean(TidalConfig.REST_ENABLED, TidalConfig.DEFAULT_REST_ENABLED)) {
       TidalRestServer started = newServer(conf);
       started.start();
       server = started;

@@ -11,23 +11,23 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * in one JVM (RM HA): then the one whose RM is active answers, else the one started last.
  */
 final class RunningSchedulers {
-  private static final CopyOnWriteArrayList<TidalScheduler> RUNNING =
-      new CopyOnWriteArrayList<TidalScheduler>();
+  private static final CopyOnWriteArrayList<TidalShim> RUNNING =
+      new CopyOnWriteArrayList<TidalShim>();
 
   private RunningSchedulers() {}
 
-  static void add(TidalScheduler scheduler) {
+  static void add(TidalShim scheduler) {
     RUNNING.addIfAbsent(scheduler);
   }
 
-  static void remove(TidalScheduler scheduler) {
+  static void remove(TidalShim scheduler) {
     RUNNING.remove(scheduler);
   }
 
   /** The scheduler that answers for this JVM, or null when no Tidal scheduler runs here. */
-  static TidalScheduler current() {
-    TidalScheduler latest = null;
-    for (TidalScheduler scheduler : RUNNING) {
+  static TidalShim current() {
+    TidalShim latest = null;
+    for (TidalShim scheduler : RUNNING) {
       if (scheduler.isActive()) {
         return scheduler;
       }

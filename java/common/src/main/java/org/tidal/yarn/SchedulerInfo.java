@@ -37,7 +37,7 @@ final class SchedulerInfo {
 
   private static ObjectNode root(QueueStatus status, LongUnaryOperator wallClock) {
     ObjectNode root = NODES.objectNode();
-    root.put("queueName", TidalScheduler.ROOT_QUEUE);
+    root.put("queueName", TidalConfig.ROOT_QUEUE);
     root.put("usedResources", resources(status.used()));
     root.put("fairResources", resources(status.cluster));
     root.put("maxResources", resources(status.cluster));
@@ -50,7 +50,7 @@ final class SchedulerInfo {
     root.put("numActiveApps", apps);
     root.put("numPendingApps", waiting);
     root.put("dominantShare", status.used().dominantShareOf(status.cluster));
-    root.put("childQueues", children(status, TidalScheduler.ROOT_QUEUE, wallClock));
+    root.put("childQueues", children(status, TidalConfig.ROOT_QUEUE, wallClock));
     return root;
   }
 

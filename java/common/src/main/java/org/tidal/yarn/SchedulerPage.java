@@ -83,10 +83,10 @@ final class SchedulerPage {
     out.writeStartElement("li");
     out.writeStartElement("div");
     out.writeAttribute("class", "queue");
-    element("h2", TidalScheduler.ROOT_QUEUE);
+    element("h2", TidalConfig.ROOT_QUEUE);
     bar("used", status.used().dominantShareOf(status.cluster));
     out.writeEndElement();
-    children(status, TidalScheduler.ROOT_QUEUE);
+    children(status, TidalConfig.ROOT_QUEUE);
     out.writeEndElement();
     out.writeEndElement();
     out.writeEndElement();

@@ -39,7 +39,7 @@ import org.apache.commons.logging.LogFactory;
 public final class TidalWebFilter implements Filter {
   /** What a route answers to a GET or HEAD, given the scheduler that runs in this JVM. */
   interface Route {
-    WebReply answer(HttpServletRequest request, TidalScheduler scheduler)
+    WebReply answer(HttpServletRequest request, TidalShim scheduler)
         throws IOException, XMLStreamException;
   }
 
@@ -83,7 +83,7 @@ public final class TidalWebFilter implements Filter {
     return Collections.unmodifiableMap(routes);
   }
 
-  private static QueueStatus status(TidalScheduler scheduler) throws IOException {
+  private static QueueStatus status(TidalShim scheduler) throws IOException {
     return QueueStatus.parse(scheduler.statusJson());
   }
 
@@ -111,7 +111,7 @@ public final class TidalWebFilter implements Filter {
     // The whole URI, not the part after the context: the filter is on every context of the
     // server (/static, /logs too), and only the RM web app's root context holds these routes.
     Route route = route(request.getRequestURI());
-    TidalScheduler scheduler = route == null ? null : RunningSchedulers.current();
+    TidalShim scheduler = route == null ? null : RunningSchedulers.current();
     if (scheduler == null) {
       chain.doFilter(req, resp);
       return;
@@ -128,7 +128,7 @@ public final class TidalWebFilter implements Filter {
     answer(route, request, scheduler).send(response, head);
   }
 
-  static WebReply answer(Route route, HttpServletRequest request, TidalScheduler scheduler) {
+  static WebReply answer(Route route, HttpServletRequest request, TidalShim scheduler) {
     String uri = request.getRequestURI();
     try {
       return route.answer(request, scheduler);

@@ -69,8 +69,9 @@ public class TestLocationNames {
       asks.add(request(rack, 1, true));
       withdrawals.add(request(rack, 0, true));
       List<String> blacklisted = Arrays.asList("bad-" + round + ".example.com");
-      scheduler.allocate(am.getApplicationAttemptId(), asks, none, blacklisted, null);
-      scheduler.allocate(am.getApplicationAttemptId(), withdrawals, none, null, blacklisted);
+      RmLine.allocate(scheduler, am.getApplicationAttemptId(), asks, none, blacklisted, null);
+      RmLine.allocate(
+          scheduler, am.getApplicationAttemptId(), withdrawals, none, null, blacklisted);
       if (round % 20 == 0) {
         // A node comes and goes under a name of its own.
         RMNode node =
@@ -78,7 +79,7 @@ public class TestLocationNames {
         scheduler.handle(new NodeAddedSchedulerEvent(node));
         scheduler.handle(new NodeRemovedSchedulerEvent(node));
       }
-      largest = Math.max(largest, scheduler.locationNames());
+      largest = Math.max(largest, scheduler.shim().locationNames());
     }
     int seen = ROUNDS * (HOSTS_PER_ROUND + 2) + ROUNDS / 20 * 2;
     assertTrue(
@@ -93,7 +94,7 @@ public class TestLocationNames {
             request(host, 1, true),
             request("/default-rack", 1, false),
             request(ResourceRequest.ANY, 1, false));
-    scheduler.allocate(am.getApplicationAttemptId(), pinned, none, null, null);
+    RmLine.allocate(scheduler, am.getApplicationAttemptId(), pinned, none, null, null);
     List<Container> got = awaitContainers(am, 1, nm);
     assertEquals(nm.getNodeId(), got.get(0).getNodeId());
   }

@@ -18,6 +18,7 @@ import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
@@ -60,7 +61,18 @@ public class TestTidalHints {
   }
 
   private MockAM launch(String user) throws Exception {
-    RMApp app = rm.submitApp(1024, "dag-" + user, user, null, "a");
+    RMApp app =
+        RmLine.submit(
+            rm,
+            1024,
+            "dag-" + user,
+            user,
+            "a",
+            false,
+            YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
+            null,
+            true,
+            false);
     return MockRM.launchAndRegisterAM(app, rm, nm);
   }
 

@@ -38,7 +38,20 @@ public class TestTidalIntegration {
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + port);
     MockRM rm = rms.start(conf);
     MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
-    MockRM.launchAndRegisterAM(rm.submitApp(1024, "web", "alice", null, "a"), rm, nm);
+    MockRM.launchAndRegisterAM(
+        RmLine.submit(
+            rm,
+            1024,
+            "web",
+            "alice",
+            "a",
+            false,
+            YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
+            null,
+            true,
+            false),
+        rm,
+        nm);
 
     String base = "http://127.0.0.1:" + port;
     String page = get(base + "/cluster/scheduler");

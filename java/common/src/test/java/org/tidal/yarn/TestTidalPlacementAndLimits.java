@@ -135,7 +135,7 @@ public class TestTidalPlacementAndLimits {
   private JsonNode restQueue(String name) throws Exception {
     TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
     JsonNode queues =
-        SchedulerInfo.of(QueueStatus.parse(scheduler.statusJson()), t -> t)
+        SchedulerInfo.of(QueueStatus.parse(scheduler.shim().statusJson()), t -> t)
             .path("scheduler")
             .path("schedulerInfo")
             .path("rootQueue")

@@ -55,7 +55,7 @@ public class TestTidalQueueCli {
     int port = rms.scheduler().getRestAddress().getPort();
     // As on a cluster: the endpoint binds every address, clients find the RM's host.
     clientConf = new YarnConfiguration();
-    clientConf.set(TidalScheduler.REST_ADDRESS, "0.0.0.0:" + port);
+    clientConf.set(TidalConfig.REST_ADDRESS, "0.0.0.0:" + port);
     clientConf.set(YarnConfiguration.RM_HOSTNAME, "127.0.0.1");
     waitFor(
         "admission against the node's capacity",
@@ -164,7 +164,7 @@ public class TestTidalQueueCli {
     ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
     int closedPort = socket.getLocalPort();
     socket.close();
-    clientConf.set(TidalScheduler.REST_ADDRESS, "127.0.0.1:" + closedPort);
+    clientConf.set(TidalConfig.REST_ADDRESS, "127.0.0.1:" + closedPort);
     Run unreachable = cli("alice", "-list");
     assertEquals(1, unreachable.code);
     assertTrue(
@@ -176,7 +176,7 @@ public class TestTidalQueueCli {
   @Test
   public void endpointsFollowTheResourceManagerHosts() {
     YarnConfiguration conf = new YarnConfiguration();
-    conf.set(TidalScheduler.REST_ADDRESS, "0.0.0.0:9999");
+    conf.set(TidalConfig.REST_ADDRESS, "0.0.0.0:9999");
     conf.set(YarnConfiguration.RM_HOSTNAME, "rm.example.com");
     assertEquals(Arrays.asList("http://rm.example.com:9999"), TidalQueueCli.endpoints(conf));
 
@@ -188,13 +188,13 @@ public class TestTidalQueueCli {
         Arrays.asList("http://rm1.example.com:9999", "http://rm2.example.com:9999"),
         TidalQueueCli.endpoints(conf));
 
-    conf.set(TidalScheduler.REST_ADDRESS, "10.0.0.7:8089");
+    conf.set(TidalConfig.REST_ADDRESS, "10.0.0.7:8089");
     assertEquals(Arrays.asList("http://10.0.0.7:8089"), TidalQueueCli.endpoints(conf));
 
     YarnConfiguration defaults = new YarnConfiguration();
     defaults.unset(YarnConfiguration.RM_HOSTNAME);
     assertEquals(
-        Arrays.asList("http://localhost:" + TidalScheduler.DEFAULT_REST_PORT),
+        Arrays.asList("http://localhost:" + TidalConfig.DEFAULT_REST_PORT),
         TidalQueueCli.endpoints(defaults));
   }
 }

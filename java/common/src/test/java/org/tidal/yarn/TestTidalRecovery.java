@@ -93,11 +93,11 @@ public class TestTidalRecovery {
   }
 
   private static JsonNode history(TidalScheduler scheduler) throws Exception {
-    return new ObjectMapper().readTree(scheduler.historyJson(Long.MIN_VALUE));
+    return new ObjectMapper().readTree(scheduler.shim().historyJson(Long.MIN_VALUE));
   }
 
   private static NMContainerStatus running(RMContainer container) {
-    return NMContainerStatus.newInstance(
+    return RmLine.reportedContainer(
         container.getContainerId(),
         ContainerState.RUNNING,
         container.getAllocatedResource(),
@@ -228,7 +228,7 @@ public class TestTidalRecovery {
   @Test(timeout = 120000)
   public void panicInTheCoreIsContainedAndNoContainerIsLost() throws Exception {
     YarnConfiguration conf = bopfConf();
-    conf.setBoolean(TidalScheduler.FAULT_INJECTION, true);
+    conf.setBoolean(TidalConfig.FAULT_INJECTION, true);
     MockRM rm = start(conf, null);
     TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
     MockNM nm = rm.registerNode("127.0.0.1:1234", 100 * 1024, 100);
@@ -272,9 +272,9 @@ public class TestTidalRecovery {
     MockRM rm = start(bopfConf(), null);
     try {
       ((TidalScheduler) rm.getResourceScheduler()).armHeartbeatPanic();
-      fail("armed without " + TidalScheduler.FAULT_INJECTION);
+      fail("armed without " + TidalConfig.FAULT_INJECTION);
     } catch (TidalForbiddenException expected) {
-      assertTrue(expected.getMessage().contains(TidalScheduler.FAULT_INJECTION));
+      assertTrue(expected.getMessage().contains(TidalConfig.FAULT_INJECTION));
     }
   }
 }

@@ -147,7 +147,18 @@ public class TestTidalRest {
       QueueInfo info = scheduler.getQueueInfo("adhoc", false, false);
       assertEquals("root.adhoc", info.getQueueName());
       assertEquals(0f, info.getCurrentCapacity(), 1e-6);
-      RMApp app = rm.submitApp(1024, "burst", "alice", null, "adhoc");
+      RMApp app =
+          RmLine.submit(
+              rm,
+              1024,
+              "burst",
+              "alice",
+              "adhoc",
+              false,
+              YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
+              null,
+              true,
+              false);
       assertEquals("root.adhoc", app.getQueue());
 
       // Its AM request starts a burst; the endpoint reports burst times on the wall clock.
@@ -280,8 +291,8 @@ public class TestTidalRest {
     TidalScheduler scheduler = startBopf(bopfConf());
     YarnConfiguration kerberos = new YarnConfiguration(rm.getConfig());
     kerberos.set("hadoop.security.authentication", "kerberos");
-    kerberos.set(TidalScheduler.REST_ADDRESS, "127.0.0.1:0");
-    TidalRestServer server = scheduler.restEndpoint().newServer(kerberos);
+    kerberos.set(TidalConfig.REST_ADDRESS, "127.0.0.1:0");
+    TidalRestServer server = scheduler.shim().restEndpoint().newServer(kerberos);
     server.start();
     try {
       String url = "http://127.0.0.1:" + server.address().getPort() + TidalRestServer.PREFIX;
@@ -332,16 +343,16 @@ public class TestTidalRest {
   public void badEndpointSettingsAreRefusedByName() throws Exception {
     TidalScheduler scheduler = start(bopfConf());
     String[][] bad = {
-      {TidalScheduler.REST_IDLE_TIMEOUT_MS, "0"},
-      {TidalScheduler.REST_MAX_THREADS, "1"},
-      {TidalScheduler.REST_LOW_RESOURCES_CONNECTIONS, "many"},
+      {TidalConfig.REST_IDLE_TIMEOUT_MS, "0"},
+      {TidalConfig.REST_MAX_THREADS, "1"},
+      {TidalConfig.REST_LOW_RESOURCES_CONNECTIONS, "many"},
       {"hadoop.http.authentication.type", "kerberos"},
     };
     for (String[] setting : bad) {
       YarnConfiguration conf = new YarnConfiguration(rm.getConfig());
       conf.set(setting[0], setting[1]);
       try {
-        scheduler.restEndpoint().newServer(conf);
+        scheduler.shim().restEndpoint().newServer(conf);
         throw new AssertionError(setting[0] + "=" + setting[1] + " was accepted");
       } catch (IllegalArgumentException e) {
         String expected = setting[0].startsWith("hadoop.") ? "kerberos.keytab" : setting[0];
@@ -355,12 +366,12 @@ public class TestTidalRest {
   public void defaultAddressIsTheRmWebHost() {
     YarnConfiguration conf = new YarnConfiguration();
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "10.1.2.3:8088");
-    assertEquals("10.1.2.3:" + TidalScheduler.DEFAULT_REST_PORT, TidalScheduler.restAddress(conf));
+    assertEquals("10.1.2.3:" + TidalConfig.DEFAULT_REST_PORT, TidalConfig.restAddress(conf));
     conf = new YarnConfiguration();
     conf.set(YarnConfiguration.RM_HOSTNAME, "rm.example.com");
-    assertEquals("rm.example.com:8089", TidalScheduler.restAddress(conf));
-    conf.set(TidalScheduler.REST_ADDRESS, "0.0.0.0:9999");
-    assertEquals("0.0.0.0:9999", TidalScheduler.restAddress(conf));
+    assertEquals("rm.example.com:8089", TidalConfig.restAddress(conf));
+    conf.set(TidalConfig.REST_ADDRESS, "0.0.0.0:9999");
+    assertEquals("0.0.0.0:9999", TidalConfig.restAddress(conf));
   }
 
   @Test(timeout = 120000)
@@ -380,7 +391,7 @@ public class TestTidalRest {
   @Test(timeout = 60000)
   public void disabledEndpointDoesNotListen() throws Exception {
     YarnConfiguration conf = bopfConf();
-    conf.setBoolean(TidalScheduler.REST_ENABLED, false);
+    conf.setBoolean(TidalConfig.REST_ENABLED, false);
     rms.start(conf);
     assertEquals(null, rms.scheduler().getRestAddress());
   }

@@ -53,7 +53,7 @@ public class TestTidalRestLoad {
     File allocation = tmp.newFile("queues.xml");
     write(allocation, TestTidalRest.BOPF_QUEUES);
     YarnConfiguration conf = conf(allocation);
-    conf.setInt(TidalScheduler.REST_IDLE_TIMEOUT_MS, IDLE_TIMEOUT_MS);
+    conf.setInt(TidalConfig.REST_IDLE_TIMEOUT_MS, IDLE_TIMEOUT_MS);
     MockRM rm = rms.start(conf);
     MockNM nm = rm.registerNode("127.0.0.1:1234", 100 * 1024, 100);
     waitFor("the node to join", () -> rms.scheduler().getNumClusterNodes() == 1);

@@ -84,7 +84,17 @@ public class TestTidalScheduler {
   }
 
   private RMApp submit(String queue, String user) throws Exception {
-    return rm.submitApp(1024, "app-" + user, user, null, queue);
+    return RmLine.submit(
+        rm,
+        1024,
+        "app-" + user,
+        user,
+        queue,
+        false,
+        YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
+        null,
+        true,
+        false);
   }
 
   private int liveContainers(MockAM am) {
@@ -164,16 +174,16 @@ public class TestTidalScheduler {
     start(conf(allocationFile));
     rm.registerNode("127.0.0.1:1234", 8192, 8);
     final RMApp app =
-        rm.submitApp(
+        RmLine.submit(
+            rm,
             1024,
             "lost",
             "carol",
-            null,
-            false,
             "nope",
+            false,
             YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
             null,
-            null,
+            false,
             false);
     waitFor(
         "the app to fail",
@@ -278,7 +288,7 @@ public class TestTidalScheduler {
   @Test(timeout = 120000)
   public void containersAreNumberedPerAttemptAndOneStartsPerHeartbeatByDefault() throws Exception {
     YarnConfiguration conf = conf(allocationFile);
-    conf.unset(TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT);
+    conf.unset(TidalConfig.MAX_ASSIGN_PER_HEARTBEAT);
     start(conf);
     RMApp first = submit("a", "alice");
     RMApp second = submit("b", "bob");
@@ -346,7 +356,7 @@ public class TestTidalScheduler {
   @Test(timeout = 120000)
   public void oneHeartbeatStartsAtMostTheConfiguredNumberOfContainers() throws Exception {
     YarnConfiguration conf = conf(allocationFile);
-    conf.setInt(TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT, 2);
+    conf.setInt(TidalConfig.MAX_ASSIGN_PER_HEARTBEAT, 2);
     start(conf);
     MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
     MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
@@ -558,7 +568,7 @@ public class TestTidalScheduler {
 
     // The REST view nests the children under their parents.
     JsonNode info =
-        SchedulerInfo.of(QueueStatus.parse(scheduler().statusJson()), t -> t)
+        SchedulerInfo.of(QueueStatus.parse(scheduler().shim().statusJson()), t -> t)
             .path("scheduler")
             .path("schedulerInfo");
     JsonNode top = info.path("rootQueue").path("childQueues").path("queue");

@@ -17,6 +17,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
@@ -44,7 +45,18 @@ public class TestTidalUwfqAndSlotReservation {
   }
 
   private MockAM launch(String user, String queue, MockNM nm) throws Exception {
-    RMApp app = rm.submitApp(1024, "app-" + user, user, null, queue);
+    RMApp app =
+        RmLine.submit(
+            rm,
+            1024,
+            "app-" + user,
+            user,
+            queue,
+            false,
+            YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
+            null,
+            true,
+            false);
     return MockRM.launchAndRegisterAM(app, rm, nm);
   }
 

@@ -154,7 +154,7 @@ public class TestTidalWebFilter {
     // The core's status as it is.
     HttpCall status = HttpCall.request("GET", base + "/ws/v1/cluster/tidal/status").send();
     assertEquals(status.toString(), 200, status.status);
-    JsonNode core = new ObjectMapper().readTree(rms.scheduler().statusJson());
+    JsonNode core = new ObjectMapper().readTree(rms.scheduler().shim().statusJson());
     assertEquals(core.path("policy"), status.json().path("policy"));
     assertEquals(core.path("cluster"), status.json().path("cluster"));
     assertEquals(3, status.json().path("queues").size());

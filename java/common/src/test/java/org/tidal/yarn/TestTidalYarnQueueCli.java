@@ -108,7 +108,7 @@ public class TestTidalYarnQueueCli {
     assertTrue(lq, lq.contains("\tMaximum Capacity : 100.0%"));
 
     // A TQ's capacity is its fair share, as the core reports it now.
-    JsonNode status = new ObjectMapper().readTree(rms.scheduler().statusJson());
+    JsonNode status = new ObjectMapper().readTree(rms.scheduler().shim().statusJson());
     double etlFairShare = -1;
     for (JsonNode queue : status.path("queues")) {
       if ("root.etl".equals(queue.path("name").getTextValue())) {

@@ -81,14 +81,14 @@ final class TidalTestSupport {
     YarnConfiguration conf = new YarnConfiguration();
     conf.setClass(YarnConfiguration.RM_SCHEDULER, TidalScheduler.class, ResourceScheduler.class);
     if (allocationFile != null) {
-      conf.set(TidalScheduler.ALLOCATION_FILE, allocationFile.getAbsolutePath());
+      conf.set(TidalConfig.ALLOCATION_FILE, allocationFile.getAbsolutePath());
     }
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 1024);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES, 1);
     // Loopback and a free port: tests never listen beyond this host or collide on a port.
-    conf.set(TidalScheduler.REST_ADDRESS, "127.0.0.1:0");
+    conf.set(TidalConfig.REST_ADDRESS, "127.0.0.1:0");
     // These tests start a queue's containers in one heartbeat; the default is one per heartbeat.
-    conf.setInt(TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT, 10);
+    conf.setInt(TidalConfig.MAX_ASSIGN_PER_HEARTBEAT, 10);
     return conf;
   }
 
@@ -102,7 +102,7 @@ final class TidalTestSupport {
     TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
     waitFor(
         "admission of the three queues against the node",
-        () -> scheduler.statusJson().contains("\"class\":\"rejected\""));
+        () -> scheduler.shim().statusJson().contains("\"class\":\"rejected\""));
     return nm;
   }
 
@@ -156,16 +156,16 @@ final class TidalTestSupport {
 
   /** Submits an app with a 1 GB AM to {@code queue} as {@code user}, without waiting. */
   static RMApp submitApp(MockRM rm, String queue, String user) throws Exception {
-    return rm.submitApp(
+    return RmLine.submit(
+        rm,
         1024,
         "app-" + user,
         user,
-        null,
-        false,
         queue,
+        false,
         YarnConfiguration.DEFAULT_RM_AM_MAX_ATTEMPTS,
         null,
-        null,
+        false,
         false);
   }
 

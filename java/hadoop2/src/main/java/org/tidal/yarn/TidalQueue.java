@@ -65,6 +65,11 @@ final class TidalQueue implements Queue {
     return activeUsersManager;
   }
 
+  /** The queue's active users, under the name every Hadoop line's adapter gives them. */
+  ActiveUsersManager users() {
+    return activeUsersManager;
+  }
+
   @Override
   public void recoverContainer(
       Resource clusterResource,

@@ -25,7 +25,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
 import org.tidal.yarn.Streams;
-import org.tidal.yarn.TidalScheduler;
+import org.tidal.yarn.TidalConfig;
 
 /**
  * Command line client of the Tidal REST endpoint, run as {@code yarn
@@ -40,7 +40,7 @@ import org.tidal.yarn.TidalScheduler;
  * </pre>
  *
  * The endpoint is {@code tidal.rest.address}, or else the host of {@code
- * yarn.resourcemanager.webapp.address} (see {@link TidalScheduler#restAddress}); when that is a
+ * yarn.resourcemanager.webapp.address} (see {@link TidalConfig#restAddress}); when that is a
  * wildcard address the host is {@code yarn.resourcemanager.hostname} (with RM HA, each RM's in
  * turn, since only the active one serves). The caller is the current Hadoop user, sent as {@code
  * user.name}.
@@ -342,21 +342,21 @@ public class TidalQueueCli extends Configured implements Tool {
 
   /** Base URLs to try, in order: the configured host, or each ResourceManager's. */
   public static List<String> endpoints(Configuration conf) {
-    String address = TidalScheduler.restAddress(conf);
+    String address = TidalConfig.restAddress(conf);
     int colon = address.lastIndexOf(':');
     String host = colon < 0 ? address : address.substring(0, colon);
-    int port = TidalScheduler.DEFAULT_REST_PORT;
+    int port = TidalConfig.DEFAULT_REST_PORT;
     if (colon >= 0) {
       try {
         port = Integer.parseInt(address.substring(colon + 1));
       } catch (NumberFormatException e) {
         throw new IllegalArgumentException(
-            TidalScheduler.REST_ADDRESS + " has a bad port: " + address);
+            TidalConfig.REST_ADDRESS + " has a bad port: " + address);
       }
     }
     if (port <= 0) {
       throw new IllegalArgumentException(
-          TidalScheduler.REST_ADDRESS
+          TidalConfig.REST_ADDRESS
               + " is "
               + address
               + ": set the port the ResourceManager's endpoint listens on");
@@ -412,7 +412,7 @@ public class TidalQueueCli extends Configured implements Tool {
         "cannot reach the Tidal REST endpoint at "
             + String.join(", ", bases)
             + " ("
-            + TidalScheduler.REST_ADDRESS
+            + TidalConfig.REST_ADDRESS
             + ", "
             + YarnConfiguration.RM_HOSTNAME
             + "): "

@@ -38,6 +38,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedule
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedulerConfiguration;
 import org.apache.log4j.Level;
 import org.apache.log4j.LogManager;
+import org.tidal.yarn.RmLine;
+import org.tidal.yarn.TidalConfig;
 import org.tidal.yarn.TidalScheduler;
 
 /**
@@ -207,7 +209,7 @@ public final class SchedulerReplay {
         return Collections.emptyList();
       }
       UpdatedContainerInfo update =
-          new UpdatedContainerInfo(
+          RmLine.containerUpdates(
               new ArrayList<ContainerStatus>(launched), new ArrayList<ContainerStatus>(completed));
       launched.clear();
       completed.clear();
@@ -257,9 +259,9 @@ public final class SchedulerReplay {
       }
       queues.append("</tidal>\n");
       conf.setClass(YarnConfiguration.RM_SCHEDULER, TidalScheduler.class, ResourceScheduler.class);
-      conf.set(TidalScheduler.ALLOCATION_FILE, write("tidal-queues.xml", queues));
-      conf.setInt(TidalScheduler.MAX_ASSIGN_PER_HEARTBEAT, MAX_ASSIGN);
-      conf.setBoolean(TidalScheduler.REST_ENABLED, false);
+      conf.set(TidalConfig.ALLOCATION_FILE, write("tidal-queues.xml", queues));
+      conf.setInt(TidalConfig.MAX_ASSIGN_PER_HEARTBEAT, MAX_ASSIGN);
+      conf.setBoolean(TidalConfig.REST_ENABLED, false);
     } else {
       queues.append("<allocations>\n");
       queues.append("  <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>\n");
@@ -352,8 +354,13 @@ public final class SchedulerReplay {
           asked[a] = true;
           start = System.nanoTime();
           List<Container> got =
-              scheduler
-                  .allocate(attempts.get(a), ask, Collections.<ContainerId>emptyList(), null, null)
+              RmLine.allocate(
+                      scheduler,
+                      attempts.get(a),
+                      ask,
+                      Collections.<ContainerId>emptyList(),
+                      null,
+                      null)
                   .getContainers();
           took = System.nanoTime() - start;
           if (measured) {
@@ -388,15 +395,14 @@ public final class SchedulerReplay {
     List<RMApp> apps = new ArrayList<RMApp>(workload.apps);
     for (int a = 0; a < workload.apps; a++) {
       apps.add(
-          rm.submitApp(
+          RmLine.submit(
+              rm,
               1024,
               "replay-" + a,
               "user" + a,
-              null,
-              true,
               queueName(a % workload.queues),
+              true,
               1,
-              null,
               "YARN",
               false,
               false));

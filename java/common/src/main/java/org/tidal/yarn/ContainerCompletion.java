@@ -1,12 +1,10 @@
 package org.tidal.yarn;
 
-import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
-import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
@@ -26,24 +24,22 @@ final class ContainerCompletion {
 
   private final TidalScheduler scheduler;
 
-  /** The scheduler's node map. */
-  private final Map<NodeId, FiCaSchedulerNode> nodes;
-
   private final CoreInstance core;
   private final UsageMetrics usage;
   private final AllocationIds ids;
   private final NodeReservations reservations;
+  private final LineBookkeeping line;
 
   ContainerCompletion(
       TidalScheduler scheduler,
-      Map<NodeId, FiCaSchedulerNode> nodes,
       CoreInstance core,
       UsageMetrics usage,
       AllocationIds ids,
-      NodeReservations reservations) {
+      NodeReservations reservations,
+      LineBookkeeping line) {
+    this.line = line;
     this.reservations = reservations;
     this.scheduler = scheduler;
-    this.nodes = nodes;
     this.core = core;
     this.usage = usage;
     this.ids = ids;
@@ -63,12 +59,12 @@ final class ContainerCompletion {
                 + ")");
         return false;
       }
-      if (!app.containerCompleted(rmContainer, status, event)) {
+      if (!line.containerCompleted(app, rmContainer, status, event)) {
         return false;
       }
-      FiCaSchedulerNode node = nodes.get(container.getNodeId());
+      FiCaSchedulerNode node = scheduler.node(container.getNodeId());
       if (node != null) {
-        node.releaseContainer(container);
+        line.releaseOnNode(node, container);
       }
       usage.containerFinished(container.getResource());
       ids.ended(container.getId());
@@ -128,7 +124,7 @@ final class ContainerCompletion {
   /** Kills the containers and the reservation of a lost node; the core forgets them with it. */
   void nodeLost(FiCaSchedulerNode node) {
     reservations.cancel(node, "its node was lost");
-    for (RMContainer container : node.getRunningContainers()) {
+    for (RMContainer container : line.runningOn(node)) {
       complete(
           container,
           SchedulerUtils.createAbnormalContainerStatus(

@@ -28,13 +28,16 @@ final class DecisionMaterializer {
   private final UsageMetrics usage;
   private final AllocationIds ids;
   private final NodeReservations reservations;
+  private final LineBookkeeping line;
 
   DecisionMaterializer(
       CoreInstance core,
       AppAttemptRegistry attempts,
       UsageMetrics usage,
       AllocationIds ids,
-      NodeReservations reservations) {
+      NodeReservations reservations,
+      LineBookkeeping line) {
+    this.line = line;
     this.reservations = reservations;
     this.core = core;
     this.attempts = attempts;
@@ -82,7 +85,6 @@ final class DecisionMaterializer {
         failure = unmaterializable(app, node, priority, locality, capability);
         if (failure == null) {
           NodeType type = nodeType(locality);
-          ResourceRequest request = app.getResourceRequest(priority, resourceName(node, locality));
           // A reservation of this ask on the node ends as the ask starts, under its container id.
           ContainerId containerId = reservations.fulfil(app, node, priority);
           if (containerId == null) {
@@ -97,7 +99,8 @@ final class DecisionMaterializer {
                   capability,
                   priority,
                   null);
-          rmContainer = app.allocate(type, node, priority, request, container);
+          rmContainer =
+              line.allocate(app, type, node, priority, resourceName(node, locality), container);
           if (rmContainer == null) {
             failure = "the attempt is stopped or has no outstanding request";
           }
@@ -125,7 +128,7 @@ final class DecisionMaterializer {
   }
 
   /** Why Hadoop's bookkeeping cannot take the decision, or null when it can. */
-  private static String unmaterializable(
+  private String unmaterializable(
       FiCaSchedulerApp app,
       FiCaSchedulerNode node,
       Priority priority,
@@ -139,25 +142,21 @@ final class DecisionMaterializer {
         && locality != TidalNative.LOCALITY_OFF_SWITCH) {
       return "unknown locality " + locality;
     }
-    ResourceRequest request = app.getResourceRequest(priority, resourceName(node, locality));
-    if (request == null || request.getNumContainers() <= 0) {
+    Resource asked = line.outstanding(app, priority, resourceName(node, locality));
+    if (asked == null) {
       return "no outstanding request at " + resourceName(node, locality);
     }
-    if (!request.getCapability().equals(capability)) {
-      return "the request now asks for " + request.getCapability();
+    if (!asked.equals(capability)) {
+      return "the request now asks for " + asked;
     }
     // Hadoop decrements the rack and ANY requests along with a node-local one.
-    if (locality == TidalNative.LOCALITY_NODE) {
-      ResourceRequest rack = app.getResourceRequest(priority, node.getRackName());
-      if (rack == null || rack.getNumContainers() <= 0) {
-        return "no outstanding request at " + node.getRackName();
-      }
+    if (locality == TidalNative.LOCALITY_NODE
+        && line.outstanding(app, priority, node.getRackName()) == null) {
+      return "no outstanding request at " + node.getRackName();
     }
-    if (locality != TidalNative.LOCALITY_OFF_SWITCH) {
-      ResourceRequest any = app.getResourceRequest(priority, ResourceRequest.ANY);
-      if (any == null || any.getNumContainers() <= 0) {
-        return "no outstanding request at " + ResourceRequest.ANY;
-      }
+    if (locality != TidalNative.LOCALITY_OFF_SWITCH
+        && line.outstanding(app, priority, ResourceRequest.ANY) == null) {
+      return "no outstanding request at " + ResourceRequest.ANY;
     }
     return null;
   }

@@ -24,7 +24,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.UpdatedContainerInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
-import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * The cluster's nodes on both sides, Hadoop's {@link FiCaSchedulerNode} records and capacity and
@@ -37,10 +36,6 @@ final class ClusterNodes {
 
   private final TidalScheduler scheduler;
 
-  /** The scheduler's node map and live capacity, which Hadoop's code reads too. */
-  private final Map<NodeId, FiCaSchedulerNode> nodes;
-
-  private final Resource clusterResource;
   private final CoreInstance core;
   private final LocationTable locations;
   private final UsageMetrics usage;
@@ -63,8 +58,6 @@ final class ClusterNodes {
 
   ClusterNodes(
       TidalScheduler scheduler,
-      Map<NodeId, FiCaSchedulerNode> nodes,
-      Resource clusterResource,
       CoreInstance core,
       LocationTable locations,
       UsageMetrics usage,
@@ -78,8 +71,6 @@ final class ClusterNodes {
     this.attempts = attempts;
     this.ids = ids;
     this.scheduler = scheduler;
-    this.nodes = nodes;
-    this.clusterResource = clusterResource;
     this.core = core;
     this.locations = locations;
     this.usage = usage;
@@ -119,9 +110,7 @@ final class ClusterNodes {
       throw e;
     }
     nodeIds.put(rmNode.getNodeID(), id);
-    nodes.put(rmNode.getNodeID(), node);
-    Resources.addTo(clusterResource, total);
-    scheduler.maximumAllocationChanged(node, true);
+    scheduler.trackNode(node);
     publishAvailable();
     LOG.info(
         "Added node "
@@ -131,7 +120,7 @@ final class ClusterNodes {
             + ") with "
             + total
             + ", cluster capacity "
-            + clusterResource);
+            + scheduler.getClusterResource());
   }
 
   /**
@@ -195,7 +184,7 @@ final class ClusterNodes {
   /** Adds every node to a rebuilt core, under the ids and locations the old one had. */
   void replay() {
     for (Map.Entry<NodeId, Integer> entry : nodeIds.entrySet()) {
-      FiCaSchedulerNode node = nodes.get(entry.getKey());
+      FiCaSchedulerNode node = scheduler.node(entry.getKey());
       Resource total = node.getTotalResource();
       try (LocationTable.Batch names = locations.batch()) {
         TidalNative.addNode(
@@ -210,20 +199,22 @@ final class ClusterNodes {
   }
 
   void remove(RMNode rmNode) {
-    FiCaSchedulerNode node = nodes.get(rmNode.getNodeID());
+    FiCaSchedulerNode node = scheduler.node(rmNode.getNodeID());
     if (node == null) {
       return;
     }
     completion.nodeLost(node);
-    nodes.remove(rmNode.getNodeID());
-    scheduler.maximumAllocationChanged(node, false);
-    Resources.subtractFrom(clusterResource, node.getTotalResource());
+    scheduler.untrackNode(node);
     publishAvailable();
     Integer id = nodeIds.remove(rmNode.getNodeID());
     // The core forgets the node's allocations along with the node.
     TidalNative.removeNode(core.handle(), id);
     freeNodeIds.add(id);
-    LOG.info("Removed node " + rmNode.getNodeAddress() + ", cluster capacity " + clusterResource);
+    LOG.info(
+        "Removed node "
+            + rmNode.getNodeAddress()
+            + ", cluster capacity "
+            + scheduler.getClusterResource());
   }
 
   /** Resizes a node in the core; false for a node it does not know. */
@@ -241,7 +232,7 @@ final class ClusterNodes {
   /** One node heartbeat: launched and completed containers in, started containers out. */
   void heartbeat(RMNode rmNode) {
     List<UpdatedContainerInfo> updates = rmNode.pullContainerUpdates();
-    FiCaSchedulerNode node = nodes.get(rmNode.getNodeID());
+    FiCaSchedulerNode node = scheduler.node(rmNode.getNodeID());
     Integer id = nodeIds.get(rmNode.getNodeID());
     if (node == null || id == null) {
       return;
@@ -308,6 +299,6 @@ final class ClusterNodes {
    * usage changed.
    */
   void publishAvailable() {
-    usage.publishAvailable(clusterResource, rootMetrics);
+    usage.publishAvailable(scheduler.getClusterResource(), rootMetrics);
   }
 }

@@ -27,9 +27,11 @@ final class NodeReservations {
   private static final Log LOG = LogFactory.getLog(NodeReservations.class);
 
   private final TidalScheduler scheduler;
+  private final LineBookkeeping line;
 
-  NodeReservations(TidalScheduler scheduler) {
+  NodeReservations(TidalScheduler scheduler, LineBookkeeping line) {
     this.scheduler = scheduler;
+    this.line = line;
   }
 
   /** Reserves {@code node} for {@code app}'s ask, under the attempt's next container number. */
@@ -42,9 +44,7 @@ final class NodeReservations {
     Container container =
         Container.newInstance(
             containerId, node.getNodeID(), node.getRMNode().getHttpAddress(), ask, priority, null);
-    RMContainer reserved = app.reserve(node, priority, null, container);
-    node.reserveResource(app, priority, reserved);
-    app.getQueue().getMetrics().reserveResource(app.getUser(), ask);
+    line.reserve(app, node, priority, container);
     LOG.info("Reserved " + node.getNodeName() + " for " + containerId + " (" + ask + ")");
   }
 
@@ -59,7 +59,7 @@ final class NodeReservations {
       return null;
     }
     if (!reserved.getApplicationAttemptId().equals(app.getApplicationAttemptId())
-        || !reserved.getReservedPriority().equals(priority)) {
+        || !line.reservedPriority(reserved).equals(priority)) {
       cancel(node, "another container starts on the node");
       return null;
     }
@@ -93,8 +93,7 @@ final class NodeReservations {
   /** Cancels every reservation of an attempt that is ending (it is still the current one). */
   void attemptEnded(FiCaSchedulerApp app) {
     for (RMContainer reserved : app.getReservedContainers()) {
-      FiCaSchedulerNode node =
-          (FiCaSchedulerNode) scheduler.getSchedulerNode(reserved.getReservedNode());
+      FiCaSchedulerNode node = scheduler.node(reserved.getReservedNode());
       if (node != null) {
         cancel(node, "its attempt ended");
       }
@@ -108,9 +107,7 @@ final class NodeReservations {
     }
   }
 
-  private static void release(FiCaSchedulerApp app, FiCaSchedulerNode node, RMContainer reserved) {
-    app.unreserve(node, reserved.getReservedPriority());
-    app.getQueue().getMetrics().unreserveResource(app.getUser(), reserved.getReservedResource());
-    node.unreserveResource(app);
+  private void release(FiCaSchedulerApp app, FiCaSchedulerNode node, RMContainer reserved) {
+    line.unreserve(app, node, reserved);
   }
 }

@@ -1,7 +1,5 @@
 package org.tidal.yarn;
 
-import com.sun.jersey.api.core.ClassNamesResourceConfig;
-import com.sun.jersey.spi.container.servlet.ServletContainer;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -18,9 +16,6 @@ import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.security.authentication.server.KerberosAuthenticationHandler;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.security.http.RMAuthenticationFilterInitializer;
-import org.mortbay.jetty.Connector;
-import org.mortbay.jetty.nio.SelectChannelConnector;
-import org.mortbay.jetty.servlet.ServletHolder;
 
 /**
  * Serves the scheduler's own REST endpoint on Hadoop's web stack, as the RM serves its own: an
@@ -45,10 +40,11 @@ import org.mortbay.jetty.servlet.ServletHolder;
  * users by {@code doAs} under {@code hadoop.proxyuser.*}). The hints path is outside it: an AM
  * proves itself with its AMRM token, which works under both.
  *
- * <p>Jetty's connector parses request headers without holding a thread, closes connections idle for
- * {@value TidalScheduler#REST_IDLE_TIMEOUT_MS} (reads and writes alike), and sheds idle connections
- * sooner beyond {@value TidalScheduler#REST_LOW_RESOURCES_CONNECTIONS}; at most {@value
- * TidalScheduler#REST_MAX_THREADS} threads serve requests.
+ * <p>Jetty's connector ({@link RestConnectors}, which differ between Hadoop lines) parses request
+ * headers without holding a thread, closes connections idle for {@value
+ * TidalConfig#REST_IDLE_TIMEOUT_MS} (reads and writes alike), and sheds idle connections sooner
+ * beyond {@value TidalConfig#REST_LOW_RESOURCES_CONNECTIONS}; at most {@value
+ * TidalConfig#REST_MAX_THREADS} threads serve requests.
  */
 final class TidalRestServer {
   static final String PREFIX = "/ws/v1/tidal";
@@ -89,18 +85,15 @@ final class TidalRestServer {
       Configuration conf) {
     this.requested =
         NetUtils.createSocketAddr(
-            TidalScheduler.restAddress(conf),
-            TidalScheduler.DEFAULT_REST_PORT,
-            TidalScheduler.REST_ADDRESS);
+            TidalConfig.restAddress(conf), TidalConfig.DEFAULT_REST_PORT, TidalConfig.REST_ADDRESS);
     this.conf = conf;
     this.idleTimeoutMs =
-        positive(
-            conf, TidalScheduler.REST_IDLE_TIMEOUT_MS, TidalScheduler.DEFAULT_REST_IDLE_TIMEOUT_MS);
+        positive(conf, TidalConfig.REST_IDLE_TIMEOUT_MS, TidalConfig.DEFAULT_REST_IDLE_TIMEOUT_MS);
     this.maxThreads =
-        positive(conf, TidalScheduler.REST_MAX_THREADS, TidalScheduler.DEFAULT_REST_MAX_THREADS);
+        positive(conf, TidalConfig.REST_MAX_THREADS, TidalConfig.DEFAULT_REST_MAX_THREADS);
     if (maxThreads < MIN_THREADS) {
       throw new IllegalArgumentException(
-          TidalScheduler.REST_MAX_THREADS
+          TidalConfig.REST_MAX_THREADS
               + " is "
               + maxThreads
               + "; it must be at least "
@@ -109,13 +102,13 @@ final class TidalRestServer {
     this.lowResourcesConnections =
         positive(
             conf,
-            TidalScheduler.REST_LOW_RESOURCES_CONNECTIONS,
-            TidalScheduler.DEFAULT_REST_LOW_RESOURCES_CONNECTIONS);
+            TidalConfig.REST_LOW_RESOURCES_CONNECTIONS,
+            TidalConfig.DEFAULT_REST_LOW_RESOURCES_CONNECTIONS);
     this.lowResourcesIdleTimeoutMs =
         positive(
             conf,
-            TidalScheduler.REST_LOW_RESOURCES_IDLE_TIMEOUT_MS,
-            TidalScheduler.DEFAULT_REST_LOW_RESOURCES_IDLE_TIMEOUT_MS);
+            TidalConfig.REST_LOW_RESOURCES_IDLE_TIMEOUT_MS,
+            TidalConfig.DEFAULT_REST_LOW_RESOURCES_IDLE_TIMEOUT_MS);
     if (KerberosAuthenticationHandler.TYPE.equals(conf.getTrimmed(AUTH_TYPE))) {
       // Jetty would only report a filter that failed to start.
       String keytab = conf.getTrimmed(AUTH_KEYTAB, "");
@@ -164,14 +157,7 @@ final class TidalRestServer {
             .setPathSpec(AUTHENTICATED_PATHS)
             .build();
     server.setThreads(MIN_THREADS, maxThreads);
-    for (Connector connector : server.getWebAppContext().getServer().getConnectors()) {
-      connector.setMaxIdleTime(idleTimeoutMs);
-      if (connector instanceof SelectChannelConnector) {
-        SelectChannelConnector select = (SelectChannelConnector) connector;
-        select.setLowResourcesConnections(lowResourcesConnections);
-        select.setLowResourceMaxIdleTime(lowResourcesIdleTimeoutMs);
-      }
-    }
+    RestConnectors.tune(server, idleTimeoutMs, lowResourcesConnections, lowResourcesIdleTimeoutMs);
     // Jersey builds the resources; they find the scheduler's parts here, as Hadoop's own do.
     for (Map.Entry<String, Object> part : parts.entrySet()) {
       server.setAttribute(part.getKey(), part.getValue());
@@ -182,7 +168,7 @@ final class TidalRestServer {
         RestAuditFilter.class.getName(),
         Collections.<String, String>emptyMap(),
         new String[] {PREFIX + "/*"});
-    server.getWebAppContext().addServlet(jersey(), PREFIX + "/*");
+    RestConnectors.addJersey(server, PREFIX + "/*", JERSEY_CLASSES);
     try {
       server.start();
     } catch (IOException e) {
@@ -191,7 +177,7 @@ final class TidalRestServer {
           "Cannot start the Tidal REST endpoint on "
               + requested
               + " ("
-              + TidalScheduler.REST_ADDRESS
+              + TidalConfig.REST_ADDRESS
               + "): "
               + e.getMessage(),
           e);
@@ -208,23 +194,6 @@ final class TidalRestServer {
             + " threads; "
             + QueueResource.accessSummary(conf)
             + ")");
-  }
-
-  /**
-   * Jersey with this endpoint's classes named, as {@link HttpServer2#addJerseyResourcePackage}
-   * would find them by scanning their package, which Jersey 1.9's class reader cannot do once the
-   * package holds Java 8 lambdas.
-   */
-  private static ServletHolder jersey() {
-    ServletHolder jersey = new ServletHolder(ServletContainer.class);
-    jersey.setInitParameter(
-        ServletContainer.RESOURCE_CONFIG_CLASS, ClassNamesResourceConfig.class.getName());
-    StringBuilder classes = new StringBuilder();
-    for (Class<?> c : JERSEY_CLASSES) {
-      classes.append(classes.length() == 0 ? "" : ";").append(c.getName());
-    }
-    jersey.setInitParameter(ClassNamesResourceConfig.PROPERTY_CLASSNAMES, classes.toString());
-    return jersey;
   }
 
   /** The bound address (the real port when the configured one was 0). */

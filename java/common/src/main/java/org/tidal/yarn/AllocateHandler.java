@@ -13,10 +13,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AppSchedulingInfo;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt.ContainersAndNMTokensAllocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
-import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
@@ -35,7 +33,7 @@ final class AllocateHandler {
   private final ContainerCompletion completion;
   private final CoreInstance core;
   private final LocationTable locations;
-  private final ResourceCalculator calculator;
+  private final LineBookkeeping line;
   private final Allocation emptyAllocation;
   private final AllocationIds ids;
   private final UsageMetrics usage;
@@ -46,7 +44,7 @@ final class AllocateHandler {
       ContainerCompletion completion,
       CoreInstance core,
       LocationTable locations,
-      ResourceCalculator calculator,
+      LineBookkeeping line,
       Allocation emptyAllocation,
       AllocationIds ids,
       UsageMetrics usage) {
@@ -57,7 +55,7 @@ final class AllocateHandler {
     this.completion = completion;
     this.core = core;
     this.locations = locations;
-    this.calculator = calculator;
+    this.line = line;
     this.emptyAllocation = emptyAllocation;
   }
 
@@ -77,12 +75,7 @@ final class AllocateHandler {
       LOG.error("allocate called for attempt " + attemptId + " that the core does not know");
       return emptyAllocation;
     }
-    SchedulerUtils.normalizeRequests(
-        ask,
-        calculator,
-        scheduler.getClusterResource(),
-        scheduler.getMinimumResourceCapability(),
-        scheduler.getMaximumResourceCapability());
+    line.normalize(ask);
     long[] released = release(release, application);
 
     synchronized (application) {
@@ -111,14 +104,11 @@ final class AllocateHandler {
           LOG.error("Tidal core rejected allocate of " + attemptId + ": " + e.getMessage(), e);
         }
       }
-      ContainersAndNMTokensAllocation allocation =
-          application.pullNewlyAllocatedContainersAndNMTokens();
       // A copy per attempt: Hadoop's attempt records may adjust their headroom in place.
       Resource headroom = Resources.clone(usage.headroom());
       application.setHeadroom(headroom);
       application.setApplicationHeadroomForMetrics(headroom);
-      return new Allocation(
-          allocation.getContainerList(), headroom, null, null, null, allocation.getNMTokenList());
+      return line.pullAllocation(application, headroom);
     }
   }
 
@@ -148,12 +138,11 @@ final class AllocateHandler {
   }
 
   /**
-   * A container killed before its AM pulled it: Hadoop puts its request back, and the core gets the
-   * restored outstanding counts as fresh asks.
+   * A container killed before its AM pulled it, whose {@code requests} Hadoop has put back: the
+   * core gets the restored outstanding counts as fresh asks.
    */
-  void containerRescheduled(RMContainer container) {
+  void restoreAsks(RMContainer container, List<ResourceRequest> requests) {
     FiCaSchedulerApp attempt = scheduler.getCurrentAttemptForContainer(container.getContainerId());
-    List<ResourceRequest> requests = container.getResourceRequests();
     if (attempt == null || requests == null) {
       return;
     }
@@ -162,13 +151,13 @@ final class AllocateHandler {
       return;
     }
     synchronized (attempt) {
-      scheduler.restoreRequests(container);
       List<ResourceRequest> restored = new ArrayList<ResourceRequest>(requests.size());
       for (ResourceRequest request : requests) {
-        ResourceRequest current =
-            attempt.getResourceRequest(request.getPriority(), request.getResourceName());
-        if (current != null) {
-          restored.add(current);
+        for (ResourceRequest current : attempt.getAppSchedulingInfo().getAllResourceRequests()) {
+          if (current.getPriority().equals(request.getPriority())
+              && current.getResourceName().equals(request.getResourceName())) {
+            restored.add(current);
+          }
         }
       }
       try (LocationTable.Batch names = locations.batch()) {

@@ -1,13 +1,11 @@
 package org.tidal.yarn;
 
 import java.io.IOException;
-import java.util.Collection;
 import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
 /**
  * Contains a panic of the native core. The bridge poisons an instance that panicked (every later
@@ -34,7 +32,7 @@ final class PanicRecovery {
   private final NodeReservations reservations;
 
   /** The scheduler's live node records. */
-  private final Collection<FiCaSchedulerNode> schedulerNodes;
+  private final TidalScheduler scheduler;
 
   private volatile int rebuilds;
 
@@ -48,9 +46,9 @@ final class PanicRecovery {
       AllocateHandler allocateHandler,
       QueueManager queues,
       NodeReservations reservations,
-      Collection<FiCaSchedulerNode> schedulerNodes) {
+      TidalScheduler scheduler) {
     this.reservations = reservations;
-    this.schedulerNodes = schedulerNodes;
+    this.scheduler = scheduler;
     this.core = core;
     this.allocationFile = allocationFile;
     this.durable = durable;
@@ -83,7 +81,7 @@ final class PanicRecovery {
       durable.restoreLast();
       ids.newCore();
       // The new core holds no node: asks that still do not fit reserve again.
-      reservations.cancelAll(schedulerNodes);
+      reservations.cancelAll(scheduler.allNodes());
       nodes.replay();
       Map<Long, FiCaSchedulerApp> current = attempts.replay();
       apps = current.size();

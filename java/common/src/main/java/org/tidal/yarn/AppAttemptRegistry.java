@@ -53,6 +53,7 @@ final class AppAttemptRegistry {
   private final Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications;
 
   private final AllocationIds ids;
+  private final LineBookkeeping line;
 
   private final AtomicLong nextAppKey = new AtomicLong(1);
 
@@ -70,7 +71,9 @@ final class AppAttemptRegistry {
       RMContext rmContext,
       Configuration conf,
       Map<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> applications,
-      AllocationIds ids) {
+      AllocationIds ids,
+      LineBookkeeping line) {
+    this.line = line;
     this.ids = ids;
     this.core = core;
     this.queues = queues;
@@ -112,11 +115,10 @@ final class AppAttemptRegistry {
       return;
     }
     TidalQueue tidalQueue = queues.queue(queueName);
-    SchedulerApplication<FiCaSchedulerApp> application =
-        new SchedulerApplication<FiCaSchedulerApp>(tidalQueue, user);
+    SchedulerApplication<FiCaSchedulerApp> application = line.newApplication(tidalQueue, user);
     applications.put(applicationId, application);
     unboundKeys.put(applicationId, key);
-    tidalQueue.getMetrics().submitApp(user);
+    line.applicationSubmitted(tidalQueue, user);
     RMApp rmApp = rmContext.getRMApps().get(applicationId);
     if (rmApp != null) {
       rmApp.setQueue(queueName);
@@ -180,15 +182,14 @@ final class AppAttemptRegistry {
         return;
       }
     }
-    FiCaSchedulerApp attempt =
-        new FiCaSchedulerApp(attemptId, user, queue, queue.getActiveUsersManager(), rmContext);
+    FiCaSchedulerApp attempt = line.newAttempt(attemptId, user, queue, rmContext);
     if (transferStateFromPreviousAttempt) {
       attempt.transferStateFromPreviousAttempt(application.getCurrentAppAttempt());
     }
     application.setCurrentAppAttempt(attempt);
     attemptKeys.put(attemptId, key);
     attemptsByKey.put(key, attempt);
-    queue.getMetrics().submitAppAttempt(user);
+    line.attemptSubmitted(queue, user);
     LOG.info(
         "Added attempt " + attemptId + " (app key " + key + ") in queue " + queue.getQueueName());
     if (!isAttemptRecovering) {
@@ -207,7 +208,7 @@ final class AppAttemptRegistry {
       return;
     }
     TidalQueue queue = (TidalQueue) application.getQueue();
-    queue.getActiveUsersManager().deactivateApplication(application.getUser(), appId);
+    queue.users().deactivateApplication(application.getUser(), appId);
     application.stop(finalState);
     Long key = unboundKeys.remove(appId);
     FiCaSchedulerApp attempt = application.getCurrentAppAttempt();
@@ -286,7 +287,7 @@ final class AppAttemptRegistry {
       String appQueue = app.getQueue().getQueueName();
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
       if (attempt != null
-          && (fullName.equals(TidalScheduler.ROOT_QUEUE)
+          && (fullName.equals(TidalConfig.ROOT_QUEUE)
               || appQueue.equals(fullName)
               || appQueue.startsWith(fullName + "."))) {
         attempts.add(attempt.getApplicationAttemptId());

@@ -1,0 +1,303 @@
+package org.tidal.yarn;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.proto.YarnServiceProtos.SchedulerResourceTypes;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+
+/**
+ * Tidal in a Hadoop 3 ResourceManager (built against 3.4, run on 3.4 and 3.5): the scheduler class
+ * an operator names in {@code yarn.resourcemanager.scheduler.class}. It translates Hadoop 3's
+ * scheduler calls to {@link TidalShim}, the version-neutral body every Hadoop line shares, whose
+ * Rust core makes the decisions. Hadoop 3 lets a scheduler name its own web page, so unlike the 2.7
+ * adapter this one extends {@link AbstractYarnScheduler} directly.
+ */
+public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCaSchedulerNode> {
+  private static final Log LOG = LogFactory.getLog(TidalScheduler.class);
+
+  private final ResourceCalculator calculator = new DominantResourceCalculator();
+  private final TidalShim shim = new TidalShim(this);
+
+  public TidalScheduler() {
+    super(TidalScheduler.class.getName());
+  }
+
+  @Override
+  public void serviceInit(Configuration conf) throws Exception {
+    // What FifoScheduler sets up before AbstractYarnScheduler's own initialisation.
+    applications = new ConcurrentSkipListMap<>();
+    initMaximumResourceCapability(getMaximumAllocation());
+    super.serviceInit(conf);
+    minimumAllocation =
+        shim.init(conf, rmContext, applications, EMPTY_ALLOCATION, new Hadoop3Bookkeeping(this));
+  }
+
+  @Override
+  public void serviceStart() throws Exception {
+    shim.start();
+    super.serviceStart();
+    shim.started();
+  }
+
+  @Override
+  public void serviceStop() throws Exception {
+    shim.stop();
+    super.serviceStop();
+    shim.stopped();
+  }
+
+  @Override
+  public void setRMContext(RMContext rmContext) {
+    this.rmContext = rmContext;
+  }
+
+  @Override
+  public synchronized void reinitialize(Configuration conf, RMContext rmContext)
+      throws IOException {
+    super.reinitialize(conf, rmContext);
+    shim.reinitialize(conf);
+  }
+
+  @Override
+  public void recover(RMState state) {
+    // Applications and containers come back through the RM's own recovery events.
+  }
+
+  /** The version-neutral body, for the parts of Tidal and the tests that reach it. */
+  TidalShim shim() {
+    return shim;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Events
+
+  @Override
+  public void handle(SchedulerEvent event) {
+    shim.handle(event);
+  }
+
+  /** The events only Hadoop 3 sends; true when handled. */
+  boolean handleLineEvent(SchedulerEvent event) {
+    switch (event.getType()) {
+      case RELEASE_CONTAINER:
+        {
+          RMContainer container = ((ReleaseContainerEvent) event).getContainer();
+          completedContainer(
+              container,
+              SchedulerUtils.createAbnormalContainerStatus(
+                  container.getContainerId(), SchedulerUtils.RELEASED_CONTAINER),
+              RMContainerEventType.RELEASED);
+          return true;
+        }
+      default:
+        return false;
+    }
+  }
+
+  @Override
+  public synchronized void updateNodeResource(RMNode rmNode, ResourceOption resourceOption) {
+    if (shim.updateNodeResource(rmNode, resourceOption)) {
+      super.updateNodeResource(rmNode, resourceOption);
+      shim.nodeResourceUpdated();
+    }
+  }
+
+  synchronized void addApplication(
+      ApplicationId applicationId, String queue, String user, boolean isAppRecovering) {
+    shim.addApplication(applicationId, queue, user, isAppRecovering);
+  }
+
+  synchronized void addApplicationAttempt(
+      ApplicationAttemptId attemptId,
+      boolean transferStateFromPreviousAttempt,
+      boolean isAttemptRecovering) {
+    shim.addApplicationAttempt(attemptId, transferStateFromPreviousAttempt, isAttemptRecovering);
+  }
+
+  @Override
+  public Allocation allocate(
+      ApplicationAttemptId attemptId,
+      List<ResourceRequest> ask,
+      List<SchedulingRequest> schedulingRequests,
+      List<ContainerId> release,
+      List<String> blacklistAdditions,
+      List<String> blacklistRemovals,
+      ContainerUpdates updateRequests) {
+    return shim.allocateHandler()
+        .allocate(attemptId, ask, release, blacklistAdditions, blacklistRemovals);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Containers
+
+  /**
+   * Hadoop 3 puts back the asks of a container killed before its AM pulled it as it completes the
+   * container; the core then gets them as fresh asks.
+   */
+  @Override
+  public void completedContainer(
+      RMContainer rmContainer, ContainerStatus containerStatus, RMContainerEventType event) {
+    ContainerRequest request = rmContainer == null ? null : rmContainer.getContainerRequest();
+    List<ResourceRequest> restored = request == null ? null : request.getResourceRequests();
+    super.completedContainer(rmContainer, containerStatus, event);
+    if (restored != null) {
+      shim.allocateHandler().restoreAsks(rmContainer, restored);
+    }
+  }
+
+  @Override
+  protected synchronized void completedContainerInternal(
+      RMContainer rmContainer, ContainerStatus containerStatus, RMContainerEventType event) {
+    shim.completedContainer(rmContainer, containerStatus, event);
+  }
+
+  @Override
+  public void killContainer(RMContainer container) {
+    LOG.info("Killing running container " + container.getContainerId());
+    completedContainer(
+        container,
+        SchedulerUtils.createKilledContainerStatus(
+            container.getContainerId(), "Killed by the ResourceManager"),
+        RMContainerEventType.KILL);
+  }
+
+  // Hadoop keeps these scheduler operations protected; the version-neutral classes reach them
+  // here.
+
+  void containerLaunched(ContainerId containerId, FiCaSchedulerNode node) {
+    containerLaunchedOnNode(containerId, node);
+  }
+
+  /** Adds a node to Hadoop's node tracker, which keeps the cluster's capacity and maximum. */
+  void trackNode(FiCaSchedulerNode node) {
+    nodeTracker.addNode(node);
+  }
+
+  /** Removes a node from Hadoop's node tracker. */
+  void untrackNode(FiCaSchedulerNode node) {
+    nodeTracker.removeNode(node.getNodeID());
+  }
+
+  /** The node's record, or null for a node the scheduler does not hold. */
+  FiCaSchedulerNode node(NodeId nodeId) {
+    return nodeTracker.getNode(nodeId);
+  }
+
+  Collection<FiCaSchedulerNode> allNodes() {
+    return nodeTracker.getAllNodes();
+  }
+
+  void releaseUnknownContainer(ContainerId containerId, FiCaSchedulerApp attempt) {
+    releaseContainers(Collections.singletonList(containerId), attempt);
+  }
+
+  void normalize(List<ResourceRequest> asks) {
+    normalizeResourceRequests(asks);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Queues, REST and metrics
+
+  /** Where the REST endpoint listens, or null when it is not running. */
+  public InetSocketAddress getRestAddress() {
+    return shim.getRestAddress();
+  }
+
+  @Override
+  public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues, boolean recursive)
+      throws IOException {
+    return shim.getQueueInfo(queueName, includeChildQueues, recursive);
+  }
+
+  /** See {@link TidalShim#getQueueReport}. */
+  public TidalQueueReport getQueueReport(String queueName) throws IOException {
+    return shim.getQueueReport(queueName);
+  }
+
+  @Override
+  public List<QueueUserACLInfo> getQueueUserAclInfo() {
+    return shim.getQueueUserAclInfo();
+  }
+
+  @Override
+  public QueueMetrics getRootQueueMetrics() {
+    return shim.getRootQueueMetrics();
+  }
+
+  @Override
+  public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
+    return shim.checkAccess(callerUGI, acl, queueName);
+  }
+
+  @Override
+  public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
+    return shim.getAppsInQueue(queueName);
+  }
+
+  @Override
+  public int getNumClusterNodes() {
+    return nodeTracker.nodeCount();
+  }
+
+  @Override
+  public String moveApplication(ApplicationId appId, String newQueue) throws YarnException {
+    throw TidalShim.moveRefused(appId, newQueue);
+  }
+
+  @Override
+  public ResourceCalculator getResourceCalculator() {
+    return calculator;
+  }
+
+  @Override
+  public EnumSet<SchedulerResourceTypes> getSchedulingResourceTypes() {
+    return EnumSet.of(SchedulerResourceTypes.MEMORY, SchedulerResourceTypes.CPU);
+  }
+
+  /** See {@link TidalShim#armHeartbeatPanic}. */
+  public void armHeartbeatPanic() {
+    shim.armHeartbeatPanic();
+  }
+
+  /** How many times a panic made the shim rebuild its core. */
+  public int coreRebuilds() {
+    return shim.coreRebuilds();
+  }
+}

@@ -1,5 +1,9 @@
 package org.tidal.yarn;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,10 +31,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptS
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
-import org.codehaus.jackson.node.ArrayNode;
-import org.codehaus.jackson.node.ObjectNode;
 
 /**
  * Applications and their attempts on both sides: Hadoop's {@link SchedulerApplication} and {@link
@@ -347,7 +347,7 @@ final class AppAttemptRegistry {
           containers.add(containerId.toString());
         }
       }
-      ((ObjectNode) advice).put("containers", containers);
+      ((ObjectNode) advice).set("containers", containers);
     }
     return JSON.writeValueAsString(root);
   }

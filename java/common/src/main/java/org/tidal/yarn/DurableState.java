@@ -1,5 +1,8 @@
 package org.tidal.yarn;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -8,9 +11,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
-import org.codehaus.jackson.node.ObjectNode;
 
 /**
  * Tidal's own state across restarts and core rebuilds: the core's snapshot (queues registered at
@@ -73,8 +73,7 @@ final class DurableState {
     } catch (IOException e) {
       throw new IOException("Tidal state in " + store.location() + " is not JSON: " + e, e);
     }
-    if (root == null
-        || root.path("version").getIntValue() != VERSION
+    if (root.path("version").intValue() != VERSION
         || !root.path("clock_origin_wall_ms").isIntegralNumber()
         || !root.path("core").isObject()) {
       throw new IOException(
@@ -84,7 +83,7 @@ final class DurableState {
               + VERSION
               + " document with clock_origin_wall_ms and core");
     }
-    core.continueClock(root.path("clock_origin_wall_ms").getLongValue());
+    core.continueClock(root.path("clock_origin_wall_ms").longValue());
     String summary;
     try {
       summary = TidalNative.restoreState(core.handle(), root.path("core").toString());
@@ -118,7 +117,7 @@ final class DurableState {
     ObjectNode root = JSON.createObjectNode();
     root.put("version", VERSION);
     root.put("clock_origin_wall_ms", core.clockOriginWallMs());
-    root.put("core", JSON.readTree(TidalNative.snapshotState(core.handle())));
+    root.set("core", JSON.readTree(TidalNative.snapshotState(core.handle())));
     String document = root.toString();
     last = document;
     if (store != null) {

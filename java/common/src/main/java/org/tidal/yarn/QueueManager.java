@@ -1,5 +1,7 @@
 package org.tidal.yarn;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,8 +17,6 @@ import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.util.Records;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
 
 /**
  * The scheduler's queues as Hadoop sees them, as FairScheduler's QueueManager keeps its own: a
@@ -233,8 +233,8 @@ final class QueueManager {
   String register(String queueXml, String user, boolean admin) throws IOException {
     String verdict = TidalNative.registerQueue(core.handle(), queueXml, user, admin);
     JsonNode node = JSON.readTree(verdict);
-    String name = node.path("queue").getTextValue();
-    if (name != null && node.path("admitted").getBooleanValue()) {
+    String name = node.path("queue").textValue();
+    if (name != null && node.path("admitted").booleanValue()) {
       try {
         durable.save();
       } catch (IOException e) {
@@ -251,9 +251,9 @@ final class QueueManager {
             + " registered queue "
             + name
             + ": "
-            + node.path("class").getTextValue()
+            + node.path("class").textValue()
             + " ("
-            + node.path("reason").getTextValue()
+            + node.path("reason").textValue()
             + ")");
     return verdict;
   }

@@ -1,5 +1,8 @@
 package org.tidal.yarn;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.jersey.spi.resource.Singleton;
 import java.io.IOException;
 import javax.servlet.ServletContext;
@@ -20,9 +23,6 @@ import org.apache.hadoop.security.UserGroupInformation.AuthenticationMethod;
 import org.apache.hadoop.security.authentication.server.PseudoAuthenticationHandler;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
-import org.codehaus.jackson.node.ObjectNode;
 
 /**
  * The REST endpoint's queues: every queue's or one queue's status, and queues registered and
@@ -114,7 +114,7 @@ public final class QueueResource {
       throws RestException, IOException {
     String fullName = QueueManager.fullName(name);
     for (JsonNode queue : status().path("queues")) {
-      if (fullName.equals(queue.path("name").getTextValue())) {
+      if (fullName.equals(queue.path("name").textValue())) {
         RestAuditFilter.outcome(request, "status of " + fullName);
         return Response.ok(MAPPER.writeValueAsString(queue)).build();
       }
@@ -133,7 +133,7 @@ public final class QueueResource {
       if (burst.isObject()) {
         for (String field : new String[] {"started_ms", "deadline_at_ms"}) {
           if (burst.path(field).isNumber()) {
-            ((ObjectNode) burst).put(field, core.wallClockMs(burst.path(field).getLongValue()));
+            ((ObjectNode) burst).put(field, core.wallClockMs(burst.path(field).longValue()));
           }
         }
       }
@@ -153,16 +153,16 @@ public final class QueueResource {
     String xml = RestInput.body(request, MAX_QUEUE_BODY_BYTES);
     String verdict = queues.register(xml, user, queues.access().isAdministrator(user));
     JsonNode node = MAPPER.readTree(verdict);
-    String queue = node.path("queue").getTextValue();
+    String queue = node.path("queue").textValue();
     RestAuditFilter.outcome(
         request,
         "queue "
             + queue
             + " "
-            + node.path("class").getTextValue()
+            + node.path("class").textValue()
             + ": "
-            + node.path("reason").getTextValue());
-    if (!node.path("admitted").getBooleanValue()) {
+            + node.path("reason").textValue());
+    if (!node.path("admitted").booleanValue()) {
       return Response.status(409).entity(verdict).build();
     }
     return Response.status(201)

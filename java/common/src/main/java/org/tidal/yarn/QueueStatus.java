@@ -1,11 +1,11 @@
 package org.tidal.yarn;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
 
 /** A parsed {@link TidalNative#queueStatusJson} snapshot. */
 final class QueueStatus {
@@ -17,8 +17,8 @@ final class QueueStatus {
     final String administerApps;
 
     Acls(JsonNode node) {
-      submitApps = node.path("submit_apps").getTextValue();
-      administerApps = node.path("administer_apps").getTextValue();
+      submitApps = node.path("submit_apps").textValue();
+      administerApps = node.path("administer_apps").textValue();
     }
   }
 
@@ -33,7 +33,7 @@ final class QueueStatus {
     }
 
     Amount(JsonNode node) {
-      this(node.path("memory_mb").getLongValue(), node.path("vcores").getLongValue());
+      this(node.path("memory_mb").longValue(), node.path("vcores").longValue());
     }
 
     /** The larger of the two fractions of {@code whole}: the dominant share. */
@@ -58,11 +58,11 @@ final class QueueStatus {
     final long burstsMetDeadline;
 
     Burst(JsonNode node) {
-      phase = node.path("phase").getTextValue();
+      phase = node.path("phase").textValue();
       startedMs = optionalLong(node.path("started_ms"));
       deadlineAtMs = optionalLong(node.path("deadline_at_ms"));
-      burstsStarted = node.path("bursts_started").getLongValue();
-      burstsMetDeadline = node.path("bursts_met_deadline").getLongValue();
+      burstsStarted = node.path("bursts_started").longValue();
+      burstsMetDeadline = node.path("bursts_met_deadline").longValue();
     }
 
     /** Whether a burst is running now (any phase but idle). */
@@ -77,7 +77,7 @@ final class QueueStatus {
     }
 
     private static Long optionalLong(JsonNode node) {
-      return node.isNumber() ? Long.valueOf(node.getLongValue()) : null;
+      return node.isNumber() ? Long.valueOf(node.longValue()) : null;
     }
   }
 
@@ -123,26 +123,26 @@ final class QueueStatus {
     final Acls acls;
 
     Leaf(JsonNode node) {
-      name = node.path("name").getTextValue();
-      parent = node.path("parent").getTextValue();
-      leaf = node.path("leaf").getBooleanValue();
-      type = node.path("type").getTextValue();
-      weight = node.path("weight").getDoubleValue();
-      admitted = node.path("admitted").getBooleanValue();
-      admissionClass = node.path("class").getTextValue();
-      admissionReason = node.path("admission_reason").getTextValue();
+      name = node.path("name").textValue();
+      parent = node.path("parent").textValue();
+      leaf = node.path("leaf").booleanValue();
+      type = node.path("type").textValue();
+      weight = node.path("weight").doubleValue();
+      admitted = node.path("admitted").booleanValue();
+      admissionClass = node.path("class").textValue();
+      admissionReason = node.path("admission_reason").textValue();
       guaranteed = node.path("guaranteed").isObject() ? new Amount(node.path("guaranteed")) : null;
       burst = node.path("burst").isObject() ? new Burst(node.path("burst")) : null;
-      apps = node.path("apps").getIntValue();
-      waitingApps = node.path("waiting_apps").getIntValue();
-      runningContainers = node.path("running_containers").getLongValue();
-      pendingContainers = node.path("pending_containers").getLongValue();
-      usedMemoryMb = node.path("used").path("memory_mb").getLongValue();
-      usedVcores = node.path("used").path("vcores").getLongValue();
+      apps = node.path("apps").intValue();
+      waitingApps = node.path("waiting_apps").intValue();
+      runningContainers = node.path("running_containers").longValue();
+      pendingContainers = node.path("pending_containers").longValue();
+      usedMemoryMb = node.path("used").path("memory_mb").longValue();
+      usedVcores = node.path("used").path("vcores").longValue();
       pending = new Amount(node.path("pending"));
-      dominantShare = node.path("dominant_share").getDoubleValue();
-      fairShare = node.path("fair_share").getDoubleValue();
-      longTermShare = node.path("long_term_share").getDoubleValue();
+      dominantShare = node.path("dominant_share").doubleValue();
+      fairShare = node.path("fair_share").doubleValue();
+      longTermShare = node.path("long_term_share").doubleValue();
       acls = new Acls(node.path("acls"));
     }
 
@@ -170,9 +170,9 @@ final class QueueStatus {
   final List<Leaf> leaves;
 
   private QueueStatus(JsonNode root) throws IOException {
-    policy = root.path("policy").getTextValue();
-    appPolicy = root.path("app_policy").getTextValue();
-    nodes = root.path("nodes").getIntValue();
+    policy = root.path("policy").textValue();
+    appPolicy = root.path("app_policy").textValue();
+    nodes = root.path("nodes").intValue();
     cluster = new Amount(root.path("cluster"));
     rootAcls = new Acls(root.path("root_acls"));
     List<Leaf> all = new ArrayList<Leaf>();
@@ -204,7 +204,7 @@ final class QueueStatus {
 
   static QueueStatus parse(String json) throws IOException {
     JsonNode root = MAPPER.readTree(json);
-    if (root == null || !root.isObject()) {
+    if (!root.isObject()) {
       throw new IOException("queue status is not a JSON object: " + json);
     }
     return new QueueStatus(root);

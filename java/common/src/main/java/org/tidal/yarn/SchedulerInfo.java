@@ -1,9 +1,9 @@
 package org.tidal.yarn;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.function.LongUnaryOperator;
-import org.codehaus.jackson.node.ArrayNode;
-import org.codehaus.jackson.node.JsonNodeFactory;
-import org.codehaus.jackson.node.ObjectNode;
 
 /**
  * The answer of {@code GET /ws/v1/cluster/scheduler} for Tidal: the queue tree in FairScheduler's
@@ -26,21 +26,21 @@ final class SchedulerInfo {
     info.put("policy", status.policy);
     info.put("appPolicy", status.appPolicy);
     info.put("numNodes", status.nodes);
-    info.put("clusterResources", resources(status.cluster));
-    info.put("rootQueue", root(status, wallClock));
+    info.set("clusterResources", resources(status.cluster));
+    info.set("rootQueue", root(status, wallClock));
     ObjectNode scheduler = NODES.objectNode();
-    scheduler.put("schedulerInfo", info);
+    scheduler.set("schedulerInfo", info);
     ObjectNode top = NODES.objectNode();
-    top.put("scheduler", scheduler);
+    top.set("scheduler", scheduler);
     return top;
   }
 
   private static ObjectNode root(QueueStatus status, LongUnaryOperator wallClock) {
     ObjectNode root = NODES.objectNode();
     root.put("queueName", TidalConfig.ROOT_QUEUE);
-    root.put("usedResources", resources(status.used()));
-    root.put("fairResources", resources(status.cluster));
-    root.put("maxResources", resources(status.cluster));
+    root.set("usedResources", resources(status.used()));
+    root.set("fairResources", resources(status.cluster));
+    root.set("maxResources", resources(status.cluster));
     int apps = 0;
     int waiting = 0;
     for (QueueStatus.Leaf leaf : status.leaves) {
@@ -50,7 +50,7 @@ final class SchedulerInfo {
     root.put("numActiveApps", apps);
     root.put("numPendingApps", waiting);
     root.put("dominantShare", status.used().dominantShareOf(status.cluster));
-    root.put("childQueues", children(status, TidalConfig.ROOT_QUEUE, wallClock));
+    root.set("childQueues", children(status, TidalConfig.ROOT_QUEUE, wallClock));
     return root;
   }
 
@@ -61,12 +61,12 @@ final class SchedulerInfo {
     for (QueueStatus.Leaf child : status.children(parent)) {
       ObjectNode queue = leaf(child, status.cluster, wallClock);
       if (!child.leaf) {
-        queue.put("childQueues", children(status, child.name, wallClock));
+        queue.set("childQueues", children(status, child.name, wallClock));
       }
       children.add(queue);
     }
     ObjectNode childQueues = NODES.objectNode();
-    childQueues.put("queue", children);
+    childQueues.set("queue", children);
     return childQueues;
   }
 
@@ -79,17 +79,17 @@ final class SchedulerInfo {
     queue.put("class", leaf.admissionClass);
     queue.put("admitted", !leaf.rejected());
     queue.put("admissionReason", leaf.admissionReason);
-    queue.put("usedResources", resources(leaf.usedMemoryMb, leaf.usedVcores));
-    queue.put(
+    queue.set("usedResources", resources(leaf.usedMemoryMb, leaf.usedVcores));
+    queue.set(
         "fairResources",
         resources(
             Math.round(cluster.memoryMb * leaf.fairShare),
             Math.round(cluster.vcores * leaf.fairShare)));
     // Queues are work conserving: each may take the whole cluster.
-    queue.put("maxResources", resources(cluster));
-    queue.put("pendingResources", resources(leaf.pending));
+    queue.set("maxResources", resources(cluster));
+    queue.set("pendingResources", resources(leaf.pending));
     if (leaf.guaranteed != null) {
-      queue.put("guaranteedResources", resources(leaf.guaranteed));
+      queue.set("guaranteedResources", resources(leaf.guaranteed));
     } else {
       queue.putNull("guaranteedResources");
     }
@@ -109,7 +109,7 @@ final class SchedulerInfo {
       queue.putNull("guaranteedShare");
     }
     if (leaf.burst != null) {
-      queue.put("burst", burst(leaf.burst, wallClock));
+      queue.set("burst", burst(leaf.burst, wallClock));
     } else {
       queue.putNull("burst");
     }

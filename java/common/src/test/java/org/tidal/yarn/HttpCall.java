@@ -1,5 +1,7 @@
 package org.tidal.yarn;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,8 +10,6 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
 
 /** A minimal HTTP client for the endpoint tests: status, body and parsed JSON. */
 final class HttpCall {
@@ -28,7 +28,7 @@ final class HttpCall {
   }
 
   String message() throws IOException {
-    return json().path("message").getTextValue();
+    return json().path("message").textValue();
   }
 
   @Override

@@ -11,6 +11,7 @@ import static org.tidal.yarn.TidalTestSupport.poll;
 import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,7 +26,6 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
-import org.codehaus.jackson.JsonNode;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -305,7 +305,7 @@ public class TestTidalBopfDeclaration {
         new ArrayList<ContainerId>());
 
     Outcome outcome = new Outcome();
-    outcome.lqClass = rms.queueStatus("lq").path("class").getTextValue();
+    outcome.lqClass = rms.queueStatus("lq").path("class").textValue();
     double atLeastBefore = Double.NaN;
     long deadline = System.currentTimeMillis() + TIMEOUT_MS;
     while (outcome.tqBeyond + outcome.lqBeyond < BEYOND_GRANTS) {
@@ -324,20 +324,20 @@ public class TestTidalBopfDeclaration {
         int lqGot = lq.collect(after, by);
         JsonNode status = rms.queueStatus("lq");
         JsonNode burst = status.path("burst");
-        String phase = burst.path("phase").getTextValue();
+        String phase = burst.path("phase").textValue();
         if ("on".equals(phase) || "catch-up".equals(phase)) {
           outcome.tqWithin += tqGot;
           outcome.lqWithin += lqGot;
         }
         if (tqGot > 0 && Double.isNaN(outcome.atMostAtFirstTq)) {
           // The burst status is as of this heartbeat's start, when the core chose.
-          outcome.coreUsedAtFirstTq = burst.path("consumed").path(1).getValueAsDouble(Double.NaN);
+          outcome.coreUsedAtFirstTq = burst.path("consumed").path(1).asDouble(Double.NaN);
           outcome.atMostAtFirstTq = lq.usedAtMost(by);
           outcome.atLeastBeforeFirstTq = atLeastBefore;
         }
         assertTrue(
             "the LQ ran out of asks: " + outcome,
-            status.path("pending_containers").getLongValue() > 0);
+            status.path("pending_containers").longValue() > 0);
         if (beyond) {
           outcome.tqBeyond += tqGot;
           outcome.lqBeyond += lqGot;

@@ -96,14 +96,14 @@ public class TestTidalHints {
 
     HttpCall dag = put(app, token(am), DAG);
     assertEquals(dag.toString(), 200, dag.status);
-    assertEquals(2, dag.json().path("stages").getIntValue());
-    assertEquals(6, dag.json().path("pending_tasks").getLongValue());
-    long revision = dag.json().path("revision").getLongValue();
+    assertEquals(2, dag.json().path("stages").intValue());
+    assertEquals(6, dag.json().path("pending_tasks").longValue());
+    long revision = dag.json().path("revision").longValue();
 
     HttpCall progress = put(app, token(am), PROGRESS);
     assertEquals(progress.toString(), 200, progress.status);
-    assertTrue(progress.json().path("revision").getLongValue() > revision);
-    assertEquals(3, progress.json().path("pending_tasks").getLongValue());
+    assertTrue(progress.json().path("revision").longValue() > revision);
+    assertEquals(3, progress.json().path("pending_tasks").longValue());
 
     // The core's validation errors reach the AM as 400 with the field.
     HttpCall cycle =
@@ -121,7 +121,7 @@ public class TestTidalHints {
     assertEquals(negative.message(), "stages[0].duration_ms", namedField(negative.message()));
     HttpCall malformed = put(app, token(am), "{\"version\":1,\"stages\":[");
     assertEquals(malformed.toString(), 400, malformed.status);
-    assertEquals(400, malformed.json().path("status").getIntValue());
+    assertEquals(400, malformed.json().path("status").intValue());
 
     // Asks at priority 5 only: a DAG that maps none of them is refused, and the app is still
     // scheduled as before.

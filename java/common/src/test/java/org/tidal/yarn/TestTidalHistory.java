@@ -4,8 +4,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -59,31 +59,31 @@ public class TestTidalHistory {
     heartbeat(2500);
 
     JsonNode all = history(Long.MIN_VALUE);
-    assertEquals(all.toString(), 2500, all.path("now_ms").getLongValue());
+    assertEquals(all.toString(), 2500, all.path("now_ms").longValue());
     JsonNode samples = all.path("samples");
     assertEquals(all.toString(), 2, samples.size());
-    assertEquals(1000, samples.get(0).path("t_ms").getLongValue());
-    assertEquals(2500, samples.get(1).path("t_ms").getLongValue());
+    assertEquals(1000, samples.get(0).path("t_ms").longValue());
+    assertEquals(2500, samples.get(1).path("t_ms").longValue());
     JsonNode lq = samples.get(0).path("queues").get(1);
-    assertEquals("root.lq", lq.path("name").getTextValue());
-    assertEquals("on", lq.path("burst_phase").getTextValue());
-    assertEquals(4, lq.path("running_containers").getLongValue());
+    assertEquals("root.lq", lq.path("name").textValue());
+    assertEquals("on", lq.path("burst_phase").textValue());
+    assertEquals(4, lq.path("running_containers").longValue());
     // Four of eight vcores.
-    assertEquals(0.5, lq.path("share").getDoubleValue(), 1e-9);
-    assertEquals(0.25, lq.path("guaranteed_share").getDoubleValue(), 1e-9);
+    assertEquals(0.5, lq.path("share").doubleValue(), 1e-9);
+    assertEquals(0.25, lq.path("guaranteed_share").doubleValue(), 1e-9);
 
     JsonNode burst = all.path("bursts").get(0);
-    assertEquals("root.lq", burst.path("queue").getTextValue());
-    assertEquals(1000, burst.path("started_ms").getLongValue());
-    assertEquals(2000, burst.path("deadline_at_ms").getLongValue());
+    assertEquals("root.lq", burst.path("queue").textValue());
+    assertEquals(1000, burst.path("started_ms").longValue());
+    assertEquals(2000, burst.path("deadline_at_ms").longValue());
     assertTrue(burst.toString(), burst.path("ended_ms").isNull());
 
     boolean lqAdmitted = false;
     for (JsonNode a : all.path("admissions")) {
       lqAdmitted |=
-          "root.lq".equals(a.path("queue").getTextValue())
-              && a.path("admitted").getBooleanValue()
-              && !a.path("reason").getTextValue().isEmpty();
+          "root.lq".equals(a.path("queue").textValue())
+              && a.path("admitted").booleanValue()
+              && !a.path("reason").textValue().isEmpty();
     }
     assertTrue(all.path("admissions").toString(), lqAdmitted);
 

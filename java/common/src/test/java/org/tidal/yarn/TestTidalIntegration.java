@@ -8,6 +8,8 @@ import static org.tidal.yarn.TidalTestSupport.conf;
 import static org.tidal.yarn.TidalTestSupport.freePort;
 import static org.tidal.yarn.TidalTestSupport.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,8 +18,6 @@ import java.net.URL;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -63,8 +63,8 @@ public class TestTidalIntegration {
             .readTree(get(base + "/ws/v1/cluster/scheduler"))
             .path("scheduler")
             .path("schedulerInfo");
-    assertEquals(info.toString(), 1024, info.path("minQueueMemoryCapacity").getIntValue());
-    assertEquals(info.toString(), 1, info.path("numNodes").getIntValue());
+    assertEquals(info.toString(), 1024, info.path("minQueueMemoryCapacity").intValue());
+    assertEquals(info.toString(), 1, info.path("numNodes").intValue());
   }
 
   @Test(timeout = 120000)

@@ -5,6 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
@@ -185,7 +185,7 @@ public class TestTidalNativeErrors {
 
   private long usedMemoryMb() throws Exception {
     String status = TidalNative.queueStatusJson(handle);
-    return new ObjectMapper().readTree(status).path("used").path("memory_mb").getLongValue();
+    return new ObjectMapper().readTree(status).path("used").path("memory_mb").longValue();
   }
 
   /**

@@ -10,6 +10,7 @@ import static org.tidal.yarn.TidalTestSupport.useGroups;
 import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeys;
@@ -20,7 +21,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
-import org.codehaus.jackson.JsonNode;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
@@ -117,8 +117,8 @@ public class TestTidalPlacementAndLimits {
         RMAppAttemptState.SCHEDULED,
         third.getCurrentAppAttempt().getAppAttemptState());
     JsonNode analysts = restQueue("root.analysts");
-    assertEquals(analysts.toString(), 2, analysts.path("numActiveApps").getIntValue());
-    assertEquals(analysts.toString(), 1, analysts.path("numPendingApps").getIntValue());
+    assertEquals(analysts.toString(), 2, analysts.path("numActiveApps").intValue());
+    assertEquals(analysts.toString(), 1, analysts.path("numPendingApps").intValue());
 
     rm.killApp(first.getApplicationAttemptId().getApplicationId());
     rm.waitForState(first.getApplicationAttemptId().getApplicationId(), RMAppState.KILLED);
@@ -128,7 +128,7 @@ public class TestTidalPlacementAndLimits {
           heartbeat(rm, nm);
           return third.getCurrentAppAttempt().getAppAttemptState() == RMAppAttemptState.ALLOCATED;
         });
-    assertEquals(0, restQueue("root.analysts").path("numPendingApps").getIntValue());
+    assertEquals(0, restQueue("root.analysts").path("numPendingApps").intValue());
   }
 
   /** Queue {@code name} of the scheduler's REST view (one level below the root). */
@@ -142,7 +142,7 @@ public class TestTidalPlacementAndLimits {
             .path("childQueues")
             .path("queue");
     for (JsonNode queue : queues) {
-      if (name.equals(queue.path("queueName").getTextValue())) {
+      if (name.equals(queue.path("queueName").textValue())) {
         return queue;
       }
     }

@@ -11,6 +11,8 @@ import static org.tidal.yarn.TidalTestSupport.launchAm;
 import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -32,8 +34,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.recovery.MemoryRMStateStore
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
@@ -137,15 +137,14 @@ public class TestTidalRecovery {
             .body("application/xml", TestTidalRest.ADHOC_LQ)
             .send();
     assertEquals(registered.toString(), 201, registered.status);
-    String classBefore = queue(rm1, "adhoc").path("class").getTextValue();
+    String classBefore = queue(rm1, "adhoc").path("class").textValue();
     assertEquals("hard", classBefore);
     // What the registration saved: the history so far, with the registration's decision last.
     JsonNode historyBefore = history(first);
     assertTrue(historyBefore.toString(), historyBefore.path("samples").size() > 0);
     JsonNode admissionsBefore = historyBefore.path("admissions");
     assertEquals(
-        "root.adhoc",
-        admissionsBefore.get(admissionsBefore.size() - 1).path("queue").getTextValue());
+        "root.adhoc", admissionsBefore.get(admissionsBefore.size() - 1).path("queue").textValue());
 
     MockAM lqAm = launchAm(rm1, "adhoc", "alice", nm);
     MockAM tqAm = launchAm(rm1, "etl", "bob", nm);
@@ -198,13 +197,12 @@ public class TestTidalRecovery {
     }
 
     JsonNode adhoc = queue(rm2, "adhoc");
-    assertEquals(
-        "the runtime queue keeps its class", classBefore, adhoc.path("class").getTextValue());
+    assertEquals("the runtime queue keeps its class", classBefore, adhoc.path("class").textValue());
     assertEquals(
         "the core counts the adopted LQ containers",
         3,
-        adhoc.path("running_containers").getLongValue());
-    assertEquals(1, queue(rm2, "etl").path("running_containers").getLongValue());
+        adhoc.path("running_containers").longValue());
+    assertEquals(1, queue(rm2, "etl").path("running_containers").longValue());
 
     // The AM carries on with its attempt: it re-registers and is served, under the new epoch.
     lqAm.setAMRMProtocol(rm2.getApplicationMasterService(), rm2.getRMContext());
@@ -221,7 +219,7 @@ public class TestTidalRecovery {
           rm2.getRMContext().getRMApps().get(am.getApplicationAttemptId().getApplicationId());
       assertEquals("one attempt: " + app.getApplicationId(), 1, app.getAppAttempts().size());
     }
-    assertEquals(4, queue(rm2, "adhoc").path("running_containers").getLongValue());
+    assertEquals(4, queue(rm2, "adhoc").path("running_containers").longValue());
     assertNotNull(lqTasks);
   }
 
@@ -251,8 +249,7 @@ public class TestTidalRecovery {
     List<Container> after = awaitContainers(am, 3, nm);
     assertEquals(3, after.size());
     JsonNode etl = queue(rm, "etl");
-    assertEquals(
-        "AM, two adopted tasks, three new", 6, etl.path("running_containers").getLongValue());
+    assertEquals("AM, two adopted tasks, three new", 6, etl.path("running_containers").longValue());
     Set<ContainerId> ids = new HashSet<ContainerId>();
     for (Container c : before) {
       ids.add(c.getId());
@@ -264,7 +261,7 @@ public class TestTidalRecovery {
     List<ContainerId> release = new ArrayList<ContainerId>();
     release.add(before.get(0).getId());
     am.allocate(new ArrayList<org.apache.hadoop.yarn.api.records.ResourceRequest>(), release);
-    assertEquals(5, queue(rm, "etl").path("running_containers").getLongValue());
+    assertEquals(5, queue(rm, "etl").path("running_containers").longValue());
   }
 
   @Test

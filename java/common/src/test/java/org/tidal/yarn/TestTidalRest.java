@@ -10,6 +10,7 @@ import static org.tidal.yarn.TidalTestSupport.namedField;
 import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,6 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.codehaus.jackson.JsonNode;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -72,7 +72,7 @@ public class TestTidalRest {
     waitFor("the node to join", () -> scheduler.getNumClusterNodes() == 1);
     heartbeat(rm, nm);
     for (JsonNode queue : HttpCall.request("GET", base + "/queues").send().json().path("queues")) {
-      assertFalse(queue.toString(), "provisional".equals(queue.path("class").getTextValue()));
+      assertFalse(queue.toString(), "provisional".equals(queue.path("class").textValue()));
     }
     return scheduler;
   }
@@ -95,7 +95,7 @@ public class TestTidalRest {
 
   private static JsonNode queue(JsonNode status, String name) {
     for (JsonNode q : status.path("queues")) {
-      if (name.equals(q.path("name").getTextValue())) {
+      if (name.equals(q.path("name").textValue())) {
         return q;
       }
     }
@@ -120,27 +120,27 @@ public class TestTidalRest {
 
       HttpCall verdict = register("alice", ADHOC_LQ);
       assertEquals(verdict.toString(), 201, verdict.status);
-      assertEquals("root.adhoc", verdict.json().path("queue").getTextValue());
-      assertEquals(verdict.toString(), "hard", verdict.json().path("class").getTextValue());
-      assertFalse(verdict.json().path("reason").getTextValue().isEmpty());
+      assertEquals("root.adhoc", verdict.json().path("queue").textValue());
+      assertEquals(verdict.toString(), "hard", verdict.json().path("class").textValue());
+      assertFalse(verdict.json().path("reason").textValue().isEmpty());
 
       HttpCall all = HttpCall.request("GET", base + "/queues").send();
       assertEquals(200, all.status);
       JsonNode adhoc = queue(all.json(), "root.adhoc");
       assertNotNull(all.body, adhoc);
-      assertEquals("lq", adhoc.path("type").getTextValue());
-      assertEquals("hard", adhoc.path("class").getTextValue());
-      assertEquals("alice", adhoc.path("owner").getTextValue());
-      assertEquals(20, adhoc.path("guaranteed").path("vcores").getLongValue());
-      assertEquals("idle", adhoc.path("burst").path("phase").getTextValue());
-      assertEquals(200, adhoc.path("burst").path("demand").path(1).getLongValue());
+      assertEquals("lq", adhoc.path("type").textValue());
+      assertEquals("hard", adhoc.path("class").textValue());
+      assertEquals("alice", adhoc.path("owner").textValue());
+      assertEquals(20, adhoc.path("guaranteed").path("vcores").longValue());
+      assertEquals("idle", adhoc.path("burst").path("phase").textValue());
+      assertEquals(200, adhoc.path("burst").path("demand").path(1).longValue());
       assertTrue(adhoc.has("long_term_share"));
-      assertTrue(adhoc.path("admission_reason").getTextValue().length() > 0);
-      assertEquals("elastic", queue(all.json(), "root.etl").path("class").getTextValue());
+      assertTrue(adhoc.path("admission_reason").textValue().length() > 0);
+      assertEquals("elastic", queue(all.json(), "root.etl").path("class").textValue());
 
       HttpCall one = HttpCall.request("GET", base + "/queues/adhoc").send();
       assertEquals(200, one.status);
-      assertEquals("root.adhoc", one.json().path("name").getTextValue());
+      assertEquals("root.adhoc", one.json().path("name").textValue());
       assertEquals(404, HttpCall.request("GET", base + "/queues/nothere").send().status);
 
       // The registered queue is a YARN queue now: yarn queue -status and submission work.
@@ -170,15 +170,15 @@ public class TestTidalRest {
             public Boolean call() throws Exception {
               nm.nodeHeartbeat(true);
               JsonNode q = HttpCall.request("GET", base + "/queues/adhoc").send().json();
-              return "on".equals(q.path("burst").path("phase").getTextValue());
+              return "on".equals(q.path("burst").path("phase").textValue());
             }
           });
       JsonNode burst = HttpCall.request("GET", base + "/queues/adhoc").send().json().path("burst");
-      long started = burst.path("started_ms").getLongValue();
+      long started = burst.path("started_ms").longValue();
       assertTrue(
           burst.toString(),
           started >= before - 60000 && started <= System.currentTimeMillis() + 1000);
-      assertEquals(10000, burst.path("deadline_at_ms").getLongValue() - started);
+      assertEquals(10000, burst.path("deadline_at_ms").longValue() - started);
 
       // The core's admission record reaches the RM log through the log pump.
       nativeLog.await("the admission record in log4j", " INFO ", "queue admitted", "root.adhoc");
@@ -201,7 +201,7 @@ public class TestTidalRest {
 
     HttpCall alice = delete("alice", "adhoc");
     assertEquals(alice.toString(), 200, alice.status);
-    assertEquals("root.adhoc", alice.json().path("queue").getTextValue());
+    assertEquals("root.adhoc", alice.json().path("queue").textValue());
     assertEquals(404, HttpCall.request("GET", base + "/queues/adhoc").send().status);
     assertEquals(404, delete("alice", "adhoc").status);
 
@@ -321,7 +321,7 @@ public class TestTidalRest {
             .send();
     assertEquals(asAlice.toString(), 201, asAlice.status);
     JsonNode adhoc = HttpCall.request("GET", base + "/queues/adhoc").send().json();
-    assertEquals("alice", adhoc.path("owner").getTextValue());
+    assertEquals("alice", adhoc.path("owner").textValue());
     // The gateway may not act for bob, and nobody else may act for anyone.
     assertEquals(
         403,

@@ -14,6 +14,7 @@ import static org.tidal.yarn.TidalTestSupport.poll;
 import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -49,7 +50,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNodeReport;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
-import org.codehaus.jackson.JsonNode;
 import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
@@ -574,10 +574,10 @@ public class TestTidalScheduler {
     JsonNode top = info.path("rootQueue").path("childQueues").path("queue");
     assertEquals(info.toString(), 2, top.size());
     JsonNode engInfo =
-        top.get(0).path("queueName").getTextValue().equals("root.eng") ? top.get(0) : top.get(1);
+        top.get(0).path("queueName").textValue().equals("root.eng") ? top.get(0) : top.get(1);
     assertEquals(info.toString(), 2, engInfo.path("childQueues").path("queue").size());
-    assertEquals(info.toString(), 1, engInfo.path("numActiveApps").getIntValue());
-    assertEquals(info.toString(), 1, info.path("rootQueue").path("numActiveApps").getIntValue());
+    assertEquals(info.toString(), 1, engInfo.path("numActiveApps").intValue());
+    assertEquals(info.toString(), 1, info.path("rootQueue").path("numActiveApps").intValue());
   }
 
   private static Set<String> childNames(String... names) {

@@ -8,6 +8,7 @@ import static org.tidal.yarn.TidalTestSupport.heartbeat;
 import static org.tidal.yarn.TidalTestSupport.poll;
 import static org.tidal.yarn.TidalTestSupport.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,7 +23,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.codehaus.jackson.JsonNode;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -106,7 +106,7 @@ public class TestTidalUwfqAndSlotReservation {
       backlog.add(poll(am).getAllocatedContainers().size());
     }
     assertEquals("the heavy user's later jobs wait", Arrays.asList(0, 0), backlog);
-    assertEquals("uwfq", status("").path("app_policy").getTextValue());
+    assertEquals("uwfq", status("").path("app_policy").textValue());
   }
 
   /**
@@ -136,7 +136,7 @@ public class TestTidalUwfqAndSlotReservation {
             .body("application/json", dag)
             .send();
     assertEquals(hints.toString(), 200, hints.status);
-    assertEquals(2, hints.json().path("stages").getIntValue());
+    assertEquals(2, hints.json().path("stages").intValue());
 
     ask(fg, 20, 4);
     List<Container> maps = awaitContainers(fg, 4, nm);
@@ -153,11 +153,11 @@ public class TestTidalUwfqAndSlotReservation {
     assertEquals("bg got a held slot", 0, poll(bg).getAllocatedContainers().size());
     JsonNode reservations = status("/fg").path("reservations");
     assertEquals(reservations.toString(), 1, reservations.size());
-    assertEquals(2, reservations.get(0).path("held_slots").getIntValue());
-    assertEquals(2048, reservations.get(0).path("reserved_memory_mb").getIntValue());
+    assertEquals(2, reservations.get(0).path("held_slots").intValue());
+    assertEquals(2048, reservations.get(0).path("reserved_memory_mb").intValue());
 
     ask(fg, 21, 2);
     assertEquals(2, awaitContainers(fg, 2, nm).size());
-    assertEquals(0, status("/fg").path("reservations").get(0).path("held_slots").getIntValue());
+    assertEquals(0, status("/fg").path("reservations").get(0).path("held_slots").intValue());
   }
 }

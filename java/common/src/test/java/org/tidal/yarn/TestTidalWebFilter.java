@@ -14,6 +14,8 @@ import static org.tidal.yarn.TidalTestSupport.startThreeClasses;
 import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.IOException;
@@ -35,8 +37,6 @@ import org.apache.hadoop.http.lib.StaticUserWebFilter;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -77,47 +77,47 @@ public class TestTidalWebFilter {
         () -> "on".equals(queue(schedulerInfo(), "root.lq").path("burst").path("phase").asText()));
 
     JsonNode info = schedulerInfo();
-    assertEquals(info.toString(), "tidalScheduler", info.path("type").getTextValue());
-    assertEquals("bopf", info.path("policy").getTextValue());
-    assertEquals("fifo", info.path("appPolicy").getTextValue());
-    assertEquals(102400, info.path("clusterResources").path("memory").getLongValue());
+    assertEquals(info.toString(), "tidalScheduler", info.path("type").textValue());
+    assertEquals("bopf", info.path("policy").textValue());
+    assertEquals("fifo", info.path("appPolicy").textValue());
+    assertEquals(102400, info.path("clusterResources").path("memory").longValue());
     JsonNode root = info.path("rootQueue");
-    assertEquals("root", root.path("queueName").getTextValue());
-    assertEquals(1, root.path("numActiveApps").getIntValue());
+    assertEquals("root", root.path("queueName").textValue());
+    assertEquals(1, root.path("numActiveApps").intValue());
     List<String> children = new ArrayList<String>();
     for (JsonNode child : root.path("childQueues").path("queue")) {
-      children.add(child.path("queueName").getTextValue());
+      children.add(child.path("queueName").textValue());
     }
     assertEquals(Arrays.asList("root.lq", "root.etl", "root.late"), children);
 
     JsonNode lq = queue(info, "root.lq");
-    assertEquals(lq.toString(), "lq", lq.path("type").getTextValue());
-    assertEquals("hard", lq.path("class").getTextValue());
-    assertTrue(lq.path("admitted").getBooleanValue());
-    assertEquals(80, lq.path("guaranteedResources").path("vCores").getLongValue());
-    assertEquals(0.8, lq.path("guaranteedShare").getDoubleValue(), 1e-9);
-    assertEquals(1024, lq.path("usedResources").path("memory").getLongValue());
-    assertEquals(1, lq.path("numActiveApps").getIntValue());
-    assertEquals(1, lq.path("runningContainers").getLongValue());
-    assertEquals(1, lq.path("burst").path("burstsStarted").getLongValue());
-    long started = lq.path("burst").path("startedMs").getLongValue();
+    assertEquals(lq.toString(), "lq", lq.path("type").textValue());
+    assertEquals("hard", lq.path("class").textValue());
+    assertTrue(lq.path("admitted").booleanValue());
+    assertEquals(80, lq.path("guaranteedResources").path("vCores").longValue());
+    assertEquals(0.8, lq.path("guaranteedShare").doubleValue(), 1e-9);
+    assertEquals(1024, lq.path("usedResources").path("memory").longValue());
+    assertEquals(1, lq.path("numActiveApps").intValue());
+    assertEquals(1, lq.path("runningContainers").longValue());
+    assertEquals(1, lq.path("burst").path("burstsStarted").longValue());
+    long started = lq.path("burst").path("startedMs").longValue();
     assertTrue(lq.toString(), started >= before - 60000 && started <= before + 1000);
-    assertEquals(50000, lq.path("burst").path("deadlineAtMs").getLongValue() - started);
-    assertFalse(lq.path("admissionReason").getTextValue().isEmpty());
+    assertEquals(50000, lq.path("burst").path("deadlineAtMs").longValue() - started);
+    assertFalse(lq.path("admissionReason").textValue().isEmpty());
     // Only lq has demand, so it has the whole fair share.
-    assertEquals(1.0, lq.path("fairShare").getDoubleValue(), 1e-9);
-    assertEquals(102400, lq.path("fairResources").path("memory").getLongValue());
+    assertEquals(1.0, lq.path("fairShare").doubleValue(), 1e-9);
+    assertEquals(102400, lq.path("fairResources").path("memory").longValue());
 
     JsonNode etl = queue(info, "root.etl");
-    assertEquals(etl.toString(), "tq", etl.path("type").getTextValue());
-    assertEquals("elastic", etl.path("class").getTextValue());
+    assertEquals(etl.toString(), "tq", etl.path("type").textValue());
+    assertEquals("elastic", etl.path("class").textValue());
     assertTrue(etl.path("guaranteedResources").isNull());
-    assertEquals(0, etl.path("usedResources").path("vCores").getLongValue());
+    assertEquals(0, etl.path("usedResources").path("vCores").longValue());
 
     JsonNode late = queue(info, "root.late");
-    assertEquals(late.toString(), "rejected", late.path("class").getTextValue());
-    assertFalse(late.path("admitted").getBooleanValue());
-    String reason = late.path("admissionReason").getTextValue();
+    assertEquals(late.toString(), "rejected", late.path("class").textValue());
+    assertFalse(late.path("admitted").booleanValue());
+    String reason = late.path("admissionReason").textValue();
     assertTrue(reason, reason.contains("safety condition (1) fails"));
 
     // The HTML page: a tree of queues with their bars, class, burst and escaped reasons.
@@ -170,7 +170,7 @@ public class TestTidalWebFilter {
     assertEquals(-1, head.getInputStream().read());
     HttpCall clusterInfo = HttpCall.request("GET", base + "/ws/v1/cluster/info").send();
     assertEquals(clusterInfo.toString(), 200, clusterInfo.status);
-    assertEquals("STARTED", clusterInfo.json().path("clusterInfo").path("state").getTextValue());
+    assertEquals("STARTED", clusterInfo.json().path("clusterInfo").path("state").textValue());
     HttpCall rmPost = HttpCall.request("POST", base + "/ws/v1/cluster/info").send();
     assertFalse(rmPost.toString(), rmPost.body.contains("use GET"));
   }
@@ -190,28 +190,27 @@ public class TestTidalWebFilter {
     JsonNode all = history("");
     JsonNode samples = all.path("samples");
     JsonNode last = samples.get(samples.size() - 1);
-    assertTrue(
-        all.toString(), last.path("t_ms").getLongValue() <= all.path("now_ms").getLongValue());
+    assertTrue(all.toString(), last.path("t_ms").longValue() <= all.path("now_ms").longValue());
     List<String> sampled = new ArrayList<String>();
     for (JsonNode queue : last.path("queues")) {
-      sampled.add(queue.path("name").getTextValue());
+      sampled.add(queue.path("name").textValue());
     }
     assertEquals(Arrays.asList("root.lq", "root.etl", "root.late"), sampled);
     JsonNode burst = all.path("bursts").get(0);
-    assertEquals(all.toString(), "root.lq", burst.path("queue").getTextValue());
+    assertEquals(all.toString(), "root.lq", burst.path("queue").textValue());
     assertTrue(all.toString(), burst.path("ended_ms").isNull());
-    assertEquals(0.8, burst.path("guaranteed_share").getDoubleValue(), 1e-9);
+    assertEquals(0.8, burst.path("guaranteed_share").doubleValue(), 1e-9);
     boolean lateRejected = false;
     for (JsonNode admission : all.path("admissions")) {
       lateRejected |=
-          "root.late".equals(admission.path("queue").getTextValue())
-              && "rejected".equals(admission.path("class").getTextValue())
-              && !admission.path("admitted").getBooleanValue();
+          "root.late".equals(admission.path("queue").textValue())
+              && "rejected".equals(admission.path("class").textValue())
+              && !admission.path("admitted").booleanValue();
     }
     assertTrue(all.path("admissions").toString(), lateRejected);
 
     // Only samples after `since`; bursts and admissions whatever it is.
-    JsonNode after = history("?since=" + last.path("t_ms").getLongValue());
+    JsonNode after = history("?since=" + last.path("t_ms").longValue());
     assertEquals(after.toString(), 0, after.path("samples").size());
     assertEquals(all.path("bursts").size(), after.path("bursts").size());
     HttpCall bad = HttpCall.request("GET", base + "/ws/v1/cluster/tidal/history?since=soon").send();
@@ -281,7 +280,7 @@ public class TestTidalWebFilter {
     assertEquals(503, unavailable.status);
     assertEquals(WebReply.JSON, unavailable.contentType);
     JsonNode body = new ObjectMapper().readTree(unavailable.body);
-    assertEquals(503, body.path("status").getIntValue());
+    assertEquals(503, body.path("status").intValue());
     assertTrue(body.toString(), body.path("message").asText().contains("no scheduler instance"));
 
     WebReply unparsable =
@@ -328,7 +327,7 @@ public class TestTidalWebFilter {
 
   private static JsonNode queue(JsonNode info, String name) {
     for (JsonNode queue : info.path("rootQueue").path("childQueues").path("queue")) {
-      if (name.equals(queue.path("queueName").getTextValue())) {
+      if (name.equals(queue.path("queueName").textValue())) {
         return queue;
       }
     }

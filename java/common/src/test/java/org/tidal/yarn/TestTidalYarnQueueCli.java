@@ -8,6 +8,8 @@ import static org.tidal.yarn.TidalTestSupport.conf;
 import static org.tidal.yarn.TidalTestSupport.startThreeClasses;
 import static org.tidal.yarn.TidalTestSupport.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.PrintStream;
@@ -23,8 +25,6 @@ import org.apache.hadoop.yarn.client.cli.QueueCLI;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.ClientRMService;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Rule;
@@ -111,8 +111,8 @@ public class TestTidalYarnQueueCli {
     JsonNode status = new ObjectMapper().readTree(rms.scheduler().shim().statusJson());
     double etlFairShare = -1;
     for (JsonNode queue : status.path("queues")) {
-      if ("root.etl".equals(queue.path("name").getTextValue())) {
-        etlFairShare = queue.path("fair_share").getDoubleValue();
+      if ("root.etl".equals(queue.path("name").textValue())) {
+        etlFairShare = queue.path("fair_share").doubleValue();
       }
     }
     assertTrue(status.toString(), etlFairShare > 0 && etlFairShare != 0.8);

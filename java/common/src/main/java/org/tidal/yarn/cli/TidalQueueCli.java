@@ -1,5 +1,7 @@
 package org.tidal.yarn.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,8 +24,6 @@ import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.conf.HAUtil;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
 import org.tidal.yarn.Streams;
 import org.tidal.yarn.TidalConfig;
 
@@ -124,13 +124,13 @@ public class TidalQueueCli extends Configured implements Tool {
     JsonNode cluster = root.path("cluster");
     out.println(
         "Policy: "
-            + root.path("policy").getTextValue()
+            + root.path("policy").textValue()
             + ", "
-            + root.path("nodes").getIntValue()
+            + root.path("nodes").intValue()
             + " nodes, cluster "
-            + cluster.path("memory_mb").getLongValue()
+            + cluster.path("memory_mb").longValue()
             + " MB "
-            + cluster.path("vcores").getLongValue()
+            + cluster.path("vcores").longValue()
             + " vcores");
     String format = "%-24s %-4s %-9s %-12s %6s %5s %8s %8s %7s %7s %9s %-8s%n";
     out.printf(
@@ -153,18 +153,18 @@ public class TidalQueueCli extends Configured implements Tool {
       out.printf(
           Locale.ROOT,
           format,
-          q.path("name").getTextValue(),
-          q.path("type").getTextValue(),
-          q.path("class").getTextValue(),
+          q.path("name").textValue(),
+          q.path("type").textValue(),
+          q.path("class").textValue(),
           text(q.path("owner")),
           number(q.path("weight")),
-          q.path("apps").getIntValue(),
-          q.path("running_containers").getLongValue(),
-          q.path("pending_containers").getLongValue(),
+          q.path("apps").intValue(),
+          q.path("running_containers").longValue(),
+          q.path("pending_containers").longValue(),
           percent(q.path("dominant_share")),
           percent(q.path("fair_share")),
           percent(q.path("long_term_share")),
-          burst.isObject() ? burst.path("phase").getTextValue() : "-");
+          burst.isObject() ? burst.path("phase").textValue() : "-");
     }
     return 0;
   }
@@ -175,26 +175,26 @@ public class TidalQueueCli extends Configured implements Tool {
       return refused(response);
     }
     JsonNode q = response.json();
-    row("Queue", q.path("name").getTextValue());
+    row("Queue", q.path("name").textValue());
     row(
         "Type",
-        q.path("type").getTextValue()
-            + (q.path("retired").getBooleanValue() ? " (removed, apps still running)" : ""));
+        q.path("type").textValue()
+            + (q.path("retired").booleanValue() ? " (removed, apps still running)" : ""));
     row("Owner", text(q.path("owner")));
     row("Weight", number(q.path("weight")));
-    row("Class", q.path("class").getTextValue());
-    String reason = q.path("admission_reason").getTextValue();
+    row("Class", q.path("class").textValue());
+    String reason = q.path("admission_reason").textValue();
     row("Admission", reason == null || reason.isEmpty() ? "-" : reason);
     JsonNode rate = q.path("guaranteed");
     row("Guarantee", rate.isObject() ? resources(rate) + " while a burst is on" : "-");
     JsonNode burst = q.path("burst");
     if (burst.isObject()) {
-      StringBuilder b = new StringBuilder(burst.path("phase").getTextValue());
+      StringBuilder b = new StringBuilder(burst.path("phase").textValue());
       if (burst.path("started_ms").isNumber()) {
-        b.append(", started ").append(time(burst.path("started_ms").getLongValue()));
+        b.append(", started ").append(time(burst.path("started_ms").longValue()));
       }
       if (burst.path("deadline_at_ms").isNumber()) {
-        b.append(", deadline ").append(time(burst.path("deadline_at_ms").getLongValue()));
+        b.append(", deadline ").append(time(burst.path("deadline_at_ms").longValue()));
       }
       row("Burst", b.toString());
       row(
@@ -202,30 +202,30 @@ public class TidalQueueCli extends Configured implements Tool {
           String.format(
               Locale.ROOT,
               "%.0f of %d MB-s, %.0f of %d vcore-s",
-              burst.path("consumed").path(0).getDoubleValue(),
-              burst.path("demand").path(0).getLongValue(),
-              burst.path("consumed").path(1).getDoubleValue(),
-              burst.path("demand").path(1).getLongValue()));
+              burst.path("consumed").path(0).doubleValue(),
+              burst.path("demand").path(0).longValue(),
+              burst.path("consumed").path(1).doubleValue(),
+              burst.path("demand").path(1).longValue()));
       row(
           "Bursts",
-          burst.path("bursts_started").getLongValue()
+          burst.path("bursts_started").longValue()
               + " started, "
-              + burst.path("bursts_met_deadline").getLongValue()
+              + burst.path("bursts_met_deadline").longValue()
               + " met their deadline");
     } else {
       row("Burst", "-");
     }
     row(
         "Applications",
-        q.path("apps").getIntValue()
+        q.path("apps").intValue()
             + " runnable, "
-            + q.path("waiting_apps").getIntValue()
+            + q.path("waiting_apps").intValue()
             + " waiting for a running-apps limit");
     row(
         "Containers",
-        q.path("running_containers").getLongValue()
+        q.path("running_containers").longValue()
             + " running, "
-            + q.path("pending_containers").getLongValue()
+            + q.path("pending_containers").longValue()
             + " pending");
     row("Used", resources(q.path("used")));
     row("Pending", resources(q.path("pending")));
@@ -248,10 +248,10 @@ public class TidalQueueCli extends Configured implements Tool {
     if (verdict == null || !verdict.has("class")) {
       return refused(response);
     }
-    String admissionClass = verdict.path("class").getTextValue();
-    String queue = verdict.path("queue").getTextValue();
-    String reason = verdict.path("reason").getTextValue();
-    if (!verdict.path("admitted").getBooleanValue()) {
+    String admissionClass = verdict.path("class").textValue();
+    String queue = verdict.path("queue").textValue();
+    String reason = verdict.path("reason").textValue();
+    if (!verdict.path("admitted").booleanValue()) {
       err.println("Queue " + queue + " was rejected by admission control: " + reason);
       return 1;
     }
@@ -267,14 +267,14 @@ public class TidalQueueCli extends Configured implements Tool {
     if (response.status != 200) {
       return refused(response);
     }
-    out.println("Queue " + response.json().path("queue").getTextValue() + " unregistered");
+    out.println("Queue " + response.json().path("queue").textValue() + " unregistered");
     return 0;
   }
 
   private int refused(Response response) {
     JsonNode body = response.jsonOrNull();
     String message =
-        body != null && body.has("message") ? body.path("message").getTextValue() : response.body;
+        body != null && body.has("message") ? body.path("message").textValue() : response.body;
     err.println("Error (HTTP " + response.status + "): " + message);
     return 1;
   }
@@ -287,22 +287,22 @@ public class TidalQueueCli extends Configured implements Tool {
   }
 
   private static String text(JsonNode node) {
-    return node.isTextual() ? node.getTextValue() : "-";
+    return node.isTextual() ? node.textValue() : "-";
   }
 
   private static String number(JsonNode node) {
-    double v = node.getDoubleValue();
+    double v = node.doubleValue();
     return v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.2f", v);
   }
 
   private static String percent(JsonNode node) {
-    return String.format(Locale.ROOT, "%.1f%%", 100 * node.getDoubleValue());
+    return String.format(Locale.ROOT, "%.1f%%", 100 * node.doubleValue());
   }
 
   private static String resources(JsonNode node) {
-    return node.path("memory_mb").getLongValue()
+    return node.path("memory_mb").longValue()
         + " MB, "
-        + node.path("vcores").getLongValue()
+        + node.path("vcores").longValue()
         + " vcores";
   }
 
@@ -333,7 +333,9 @@ public class TidalQueueCli extends Configured implements Tool {
 
     JsonNode jsonOrNull() {
       try {
-        return MAPPER.readTree(body);
+        JsonNode node = MAPPER.readTree(body);
+        // An empty body reads as a missing node: no JSON either.
+        return node.isMissingNode() ? null : node;
       } catch (IOException e) {
         return null;
       }

@@ -5,6 +5,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -28,8 +30,6 @@ import org.apache.tez.dag.history.logging.HistoryLoggingService;
 import org.apache.tez.dag.records.TezDAGID;
 import org.apache.tez.dag.records.TezTaskID;
 import org.apache.tez.dag.records.TezVertexID;
-import org.codehaus.jackson.JsonNode;
-import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.Test;
 import org.tidal.yarn.NativeSettings;
 import org.tidal.yarn.TidalNative;
@@ -81,7 +81,7 @@ public class TestTezDagHints {
 
   private static JsonNode stage(JsonNode doc, String id) {
     for (JsonNode s : doc.path("stages")) {
-      if (id.equals(s.path("id").getTextValue())) {
+      if (id.equals(s.path("id").textValue())) {
         return s;
       }
     }
@@ -90,7 +90,7 @@ public class TestTezDagHints {
 
   private static JsonNode progress(JsonNode doc, String id) {
     for (JsonNode p : doc.path("progress")) {
-      if (id.equals(p.path("stage").getTextValue())) {
+      if (id.equals(p.path("stage").textValue())) {
         return p;
       }
     }
@@ -110,16 +110,16 @@ public class TestTezDagHints {
     assertArrayEquals(new int[] {7, 8, 9}, old.priorities("Reducer 4"));
 
     JsonNode doc = MAPPER.readTree(hints.toJson(0));
-    assertEquals(1, doc.path("version").getIntValue());
+    assertEquals(1, doc.path("version").intValue());
     JsonNode reducer = stage(doc, "Reducer 3");
-    assertEquals(4, reducer.path("tasks").getIntValue());
-    assertEquals(4096, reducer.path("demand").path("memory_mb").getLongValue());
-    assertEquals(2, reducer.path("demand").path("vcores").getLongValue());
-    assertEquals(30000, reducer.path("duration_ms").getLongValue());
+    assertEquals(4, reducer.path("tasks").intValue());
+    assertEquals(4096, reducer.path("demand").path("memory_mb").longValue());
+    assertEquals(2, reducer.path("demand").path("vcores").longValue());
+    assertEquals(30000, reducer.path("duration_ms").longValue());
     assertEquals("[\"Map 1\",\"Map 2\"]", reducer.path("parents").toString());
     assertEquals("[28,29,30]", reducer.path("priorities").toString());
     // Parallelism not decided yet: no tasks to plan for.
-    assertEquals(0, stage(doc, "Map 2").path("tasks").getIntValue());
+    assertEquals(0, stage(doc, "Map 2").path("tasks").intValue());
     assertEquals(0, doc.path("progress").size());
   }
 
@@ -138,13 +138,13 @@ public class TestTezDagHints {
     hints.taskFinished(1, 0, 2000, 2500, false);
 
     JsonNode doc = MAPPER.readTree(hints.toJson(10000));
-    assertEquals(6, stage(doc, "Map 2").path("tasks").getIntValue());
-    assertEquals(6000, stage(doc, "Map 1").path("duration_ms").getLongValue());
-    assertEquals(30000, stage(doc, "Map 2").path("duration_ms").getLongValue());
+    assertEquals(6, stage(doc, "Map 2").path("tasks").intValue());
+    assertEquals(6000, stage(doc, "Map 1").path("duration_ms").longValue());
+    assertEquals(30000, stage(doc, "Map 2").path("duration_ms").longValue());
     JsonNode map1 = progress(doc, "Map 1");
-    assertEquals(2, map1.path("finished").getIntValue());
-    assertEquals(1, map1.path("running").getIntValue());
-    assertEquals(7000, map1.path("running_elapsed_ms").getLongValue());
+    assertEquals(2, map1.path("finished").intValue());
+    assertEquals(1, map1.path("running").intValue());
+    assertEquals(7000, map1.path("running_elapsed_ms").longValue());
     assertNull(progress(doc, "Map 2"));
   }
 
@@ -164,9 +164,9 @@ public class TestTezDagHints {
       hints.taskFinished(0, 0, 1000, 4000, true);
       hints.taskStarted(0, 1, 1000);
       JsonNode reply = MAPPER.readTree(TidalNative.setHints(handle, 7, hints.toJson(5000)));
-      assertEquals(reply.toString(), 4, reply.path("stages").getIntValue());
+      assertEquals(reply.toString(), 4, reply.path("stages").intValue());
       // 10 + 6 + 4 + 1 tasks, one finished and one running.
-      assertEquals(reply.toString(), 19, reply.path("pending_tasks").getLongValue());
+      assertEquals(reply.toString(), 19, reply.path("pending_tasks").longValue());
     } finally {
       TidalNative.destroy(handle);
     }
@@ -236,12 +236,12 @@ public class TestTezDagHints {
       }
       assertEquals(events.length, Recorder.EVENTS.size());
       JsonNode doc = MAPPER.readTree(service.currentHints(1200L));
-      assertEquals(3, stage(doc, "Map 2").path("tasks").getIntValue());
-      assertEquals(2000, stage(doc, "Map 2").path("duration_ms").getLongValue());
+      assertEquals(3, stage(doc, "Map 2").path("tasks").intValue());
+      assertEquals(2000, stage(doc, "Map 2").path("duration_ms").longValue());
       JsonNode progress = progress(doc, "Map 2");
-      assertEquals(1, progress.path("finished").getIntValue());
-      assertEquals(1, progress.path("running").getIntValue());
-      assertEquals(1000, progress.path("running_elapsed_ms").getLongValue());
+      assertEquals(1, progress.path("finished").intValue());
+      assertEquals(1, progress.path("running").intValue());
+      assertEquals(1000, progress.path("running_elapsed_ms").longValue());
     } finally {
       service.stop();
     }

@@ -16,7 +16,6 @@ import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
-import org.apache.hadoop.yarn.util.Records;
 
 /**
  * The scheduler's queues as Hadoop sees them, as FairScheduler's QueueManager keeps its own: a
@@ -168,8 +167,7 @@ final class QueueManager {
    */
   private static QueueInfo queueInfo(
       QueueStatus status, String fullName, boolean includeChildQueues, boolean recursive) {
-    QueueInfo info = Records.newRecord(QueueInfo.class);
-    info.setQueueName(fullName);
+    QueueInfo info = TidalQueue.newQueueInfo(fullName);
     info.setMaximumCapacity(1.0f);
     info.setApplications(Collections.<ApplicationReport>emptyList());
     if (fullName.equals(ROOT)) {
@@ -203,8 +201,7 @@ final class QueueManager {
   }
 
   private static QueueInfo stoppedQueueInfo(String fullName) {
-    QueueInfo info = Records.newRecord(QueueInfo.class);
-    info.setQueueName(fullName);
+    QueueInfo info = TidalQueue.newQueueInfo(fullName);
     info.setQueueState(QueueState.STOPPED);
     info.setChildQueues(new ArrayList<QueueInfo>());
     return info;

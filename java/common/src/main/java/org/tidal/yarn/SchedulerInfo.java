@@ -19,8 +19,15 @@ final class SchedulerInfo {
 
   private SchedulerInfo() {}
 
-  /** {"scheduler":{"schedulerInfo":{...}}}; {@code wallClock} maps core times to wall clock. */
-  static ObjectNode of(QueueStatus status, LongUnaryOperator wallClock) {
+  /**
+   * {"scheduler":{"schedulerInfo":{...}}}; {@code wallClock} maps core times to wall clock. A
+   * string, so that no caller outside the jar meets the Jackson types it shades.
+   */
+  static String json(QueueStatus status, LongUnaryOperator wallClock) {
+    return of(status, wallClock).toString();
+  }
+
+  private static ObjectNode of(QueueStatus status, LongUnaryOperator wallClock) {
     ObjectNode info = NODES.objectNode();
     info.put("type", TYPE);
     info.put("policy", status.policy);

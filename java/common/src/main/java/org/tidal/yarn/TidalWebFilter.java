@@ -48,12 +48,13 @@ public final class TidalWebFilter implements Filter {
   private static final Log LOG = LogFactory.getLog(TidalWebFilter.class);
   private static final WebAssets ASSETS =
       new WebAssets(TidalWebFilter.class.getClassLoader(), WebAssets.BASE);
+  private static final String SCHEDULER_PAGE_PATH = "/cluster/scheduler";
   private static final Map<String, Route> ROUTES = routes();
 
   private static Map<String, Route> routes() {
     Map<String, Route> routes = new HashMap<String, Route>();
     routes.put(
-        "/cluster/scheduler",
+        SCHEDULER_PAGE_PATH,
         (request, scheduler) ->
             new WebReply(
                 200,
@@ -62,7 +63,7 @@ public final class TidalWebFilter implements Filter {
     routes.put(
         "/ws/v1/cluster/scheduler",
         (request, scheduler) ->
-            WebReply.json(SchedulerInfo.of(status(scheduler), scheduler::wallClockMs)));
+            WebReply.json(SchedulerInfo.json(status(scheduler), scheduler::wallClockMs)));
     routes.put(
         "/ws/v1/cluster/tidal/status",
         (request, scheduler) -> WebReply.json(scheduler.statusJson()));
@@ -126,6 +127,15 @@ public final class TidalWebFilter implements Filter {
       return;
     }
     answer(route, request, scheduler).send(response, head);
+  }
+
+  /** The scheduler page, for a web UI that renders it in place of this filter. */
+  static WebReply schedulerPage(HttpServletRequest request) {
+    TidalShim scheduler = RunningSchedulers.current();
+    if (scheduler == null) {
+      return WebReply.error(503, "no active Tidal scheduler in this ResourceManager");
+    }
+    return answer(route(SCHEDULER_PAGE_PATH), request, scheduler);
   }
 
   static WebReply answer(Route route, HttpServletRequest request, TidalShim scheduler) {

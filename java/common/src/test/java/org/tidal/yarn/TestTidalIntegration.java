@@ -63,8 +63,12 @@ public class TestTidalIntegration {
             .readTree(get(base + "/ws/v1/cluster/scheduler"))
             .path("scheduler")
             .path("schedulerInfo");
-    assertEquals(info.toString(), 1024, info.path("minQueueMemoryCapacity").intValue());
     assertEquals(info.toString(), 1, info.path("numNodes").intValue());
+    if (RmLine.TIDAL_SERVES_SCHEDULER_REST) {
+      assertEquals(info.toString(), SchedulerInfo.TYPE, info.path("type").textValue());
+    } else {
+      assertEquals(info.toString(), 1024, info.path("minQueueMemoryCapacity").intValue());
+    }
   }
 
   @Test(timeout = 120000)

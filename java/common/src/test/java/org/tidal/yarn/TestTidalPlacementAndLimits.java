@@ -11,6 +11,7 @@ import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeys;
@@ -135,7 +136,8 @@ public class TestTidalPlacementAndLimits {
   private JsonNode restQueue(String name) throws Exception {
     TidalScheduler scheduler = (TidalScheduler) rm.getResourceScheduler();
     JsonNode queues =
-        SchedulerInfo.of(QueueStatus.parse(scheduler.shim().statusJson()), t -> t)
+        new ObjectMapper()
+            .readTree(SchedulerInfo.json(QueueStatus.parse(scheduler.shim().statusJson()), t -> t))
             .path("scheduler")
             .path("schedulerInfo")
             .path("rootQueue")

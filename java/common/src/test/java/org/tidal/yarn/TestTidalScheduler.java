@@ -15,6 +15,7 @@ import static org.tidal.yarn.TidalTestSupport.waitFor;
 import static org.tidal.yarn.TidalTestSupport.write;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -568,7 +569,9 @@ public class TestTidalScheduler {
 
     // The REST view nests the children under their parents.
     JsonNode info =
-        SchedulerInfo.of(QueueStatus.parse(scheduler().shim().statusJson()), t -> t)
+        new ObjectMapper()
+            .readTree(
+                SchedulerInfo.json(QueueStatus.parse(scheduler().shim().statusJson()), t -> t))
             .path("scheduler")
             .path("schedulerInfo");
     JsonNode top = info.path("rootQueue").path("childQueues").path("queue");

@@ -123,7 +123,7 @@ public class TestTidalWebFilter {
     // The HTML page: a tree of queues with their bars, class, burst and escaped reasons.
     HttpURLConnection page = open("GET", "/cluster/scheduler");
     assertEquals(200, page.getResponseCode());
-    assertEquals("text/html; charset=utf-8", page.getContentType().toLowerCase(Locale.ROOT));
+    assertEquals("text/html;charset=utf-8", contentType(page));
     String html = Streams.readUtf8(page.getInputStream());
     assertTrue(html, html.contains("class=\"class-hard\""));
     assertTrue(html, html.contains("Burst on, started "));
@@ -132,7 +132,8 @@ public class TestTidalWebFilter {
     assertTrue(html, html.contains("guaranteed 80.0%"));
     assertTrue(html, html.contains("href=\"/tidal/dashboard\""));
     assertTrue(html, html.contains("href=\"/cluster/apps\""));
-    assertTrue(html, reason.contains(">") && html.contains(escaped(reason)));
+    // StAX writers differ on escaping '>' in text (2.7's does, Hadoop 3's Woodstox does not).
+    assertTrue(html, reason.contains(">") && html.replace("&gt;", ">").contains(escaped(reason)));
     org.w3c.dom.Document doc =
         DocumentBuilderFactory.newInstance()
             .newDocumentBuilder()
@@ -166,7 +167,7 @@ public class TestTidalWebFilter {
     assertTrue(post.message(), post.message().contains("POST is not allowed"));
     HttpURLConnection head = open("HEAD", "/ws/v1/cluster/scheduler");
     assertEquals(200, head.getResponseCode());
-    assertEquals("application/json; charset=utf-8", head.getContentType().toLowerCase(Locale.ROOT));
+    assertEquals("application/json;charset=utf-8", contentType(head));
     assertEquals(-1, head.getInputStream().read());
     HttpCall clusterInfo = HttpCall.request("GET", base + "/ws/v1/cluster/info").send();
     assertEquals(clusterInfo.toString(), 200, clusterInfo.status);
@@ -340,7 +341,12 @@ public class TestTidalWebFilter {
     return connection;
   }
 
+  /** The response's media type and charset, as Jetty 6 and Jetty 9 (no space) both write it. */
+  private static String contentType(HttpURLConnection response) {
+    return response.getContentType().toLowerCase(Locale.ROOT).replace(" ", "");
+  }
+
   private static String escaped(String text) {
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    return text.replace("&", "&amp;").replace("<", "&lt;");
   }
 }

@@ -38,6 +38,7 @@ public class TestTidalYarnQueueCli {
   @Rule public final MockRmRule rms = new MockRmRule();
 
   private YarnClient client;
+  private YarnConfiguration clientConf;
 
   /** A MockRM whose client service listens, as a real RM's does (MockRM's does not). */
   private static final class ListeningRm extends MockRM {
@@ -65,7 +66,7 @@ public class TestTidalYarnQueueCli {
     conf.set(YarnConfiguration.RM_ADDRESS, "127.0.0.1:0");
     MockRM rm = rms.start(conf, ListeningRm::new);
     startThreeClasses(rm);
-    YarnConfiguration clientConf = new YarnConfiguration();
+    clientConf = new YarnConfiguration();
     clientConf.set(
         YarnConfiguration.RM_ADDRESS,
         "127.0.0.1:" + rm.getClientRMService().getBindAddress().getPort());
@@ -85,6 +86,8 @@ public class TestTidalYarnQueueCli {
   private String status(String queue) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     QueueCLI cli = new QueueCLI();
+    // Hadoop 3's command makes its own client from its configuration.
+    cli.setConf(clientConf);
     cli.setClient(client);
     cli.setSysOutPrintStream(new PrintStream(out, true, "UTF-8"));
     cli.setSysErrPrintStream(new PrintStream(out, true, "UTF-8"));
@@ -94,7 +97,7 @@ public class TestTidalYarnQueueCli {
 
   /** A percentage as QueueCLI prints it. */
   private static String percent(double fraction) {
-    return new DecimalFormat("#.0").format(fraction * 100) + "%";
+    return new DecimalFormat(RmLine.QUEUE_CLI_PERCENT).format(fraction * 100) + "%";
   }
 
   @Test(timeout = 120000)
@@ -103,9 +106,9 @@ public class TestTidalYarnQueueCli {
     assertTrue(lq, lq.contains("Queue Name : root.lq"));
     assertTrue(lq, lq.contains("\tState : RUNNING"));
     // A Hard LQ's capacity is its guaranteed rate: 80 of 100 vcores.
-    assertTrue(lq, lq.contains("\tCapacity : 80.0%"));
-    assertTrue(lq, lq.contains("\tCurrent Capacity : .0%"));
-    assertTrue(lq, lq.contains("\tMaximum Capacity : 100.0%"));
+    assertTrue(lq, lq.contains("\tCapacity : " + percent(0.8)));
+    assertTrue(lq, lq.contains("\tCurrent Capacity : " + percent(0)));
+    assertTrue(lq, lq.contains("\tMaximum Capacity : " + percent(1)));
 
     // A TQ's capacity is its fair share, as the core reports it now.
     JsonNode status = new ObjectMapper().readTree(rms.scheduler().shim().statusJson());

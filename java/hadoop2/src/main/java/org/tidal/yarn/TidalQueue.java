@@ -14,6 +14,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManage
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.util.Records;
 
 /**
  * The Hadoop-side handle of one Tidal queue: metrics and active-user bookkeeping that Hadoop's
@@ -33,6 +34,13 @@ final class TidalQueue implements Queue {
     // scheduler instances in one JVM share them instead of registering twice.
     this.metrics = QueueMetrics.forQueue(name, parent, true, conf);
     this.activeUsersManager = new ActiveUsersManager(metrics);
+  }
+
+  /** A queue's record for Hadoop's clients, named. */
+  static QueueInfo newQueueInfo(String fullName) {
+    QueueInfo info = Records.newRecord(QueueInfo.class);
+    info.setQueueName(fullName);
+    return info;
   }
 
   @Override

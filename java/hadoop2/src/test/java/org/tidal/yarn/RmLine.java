@@ -20,6 +20,18 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.YarnScheduler;
  * (java/common/src/test) reaches MockRM and scheduler records through it where the lines differ.
  */
 public final class RmLine {
+  /** Hadoop 2.7's RM leaves the JVM's metrics system running when it stops. */
+  public static final boolean RM_STOP_SHUTS_DOWN_METRICS = false;
+
+  /**
+   * Whether the RM's {@code /ws/v1/cluster/scheduler} is Tidal's own without its web filter
+   * configured: 2.7 answers with FifoScheduler's, whose class Tidal's extends.
+   */
+  public static final boolean TIDAL_SERVES_SCHEDULER_REST = false;
+
+  /** How {@code yarn queue -status} prints a percentage. */
+  public static final String QUEUE_CLI_PERCENT = "#.0";
+
   private RmLine() {}
 
   /** Submits an application as MockRM's submitApp does. */
@@ -59,6 +71,12 @@ public final class RmLine {
       List<String> blacklistRemovals) {
     return scheduler.allocate(attemptId, ask, release, blacklistAdditions, blacklistRemovals);
   }
+
+  /**
+   * What a scheduler's own threads would do in a heartbeat interval, for harnesses that drive it
+   * without them: nothing 2.7's schedulers need to place containers.
+   */
+  public static void periodicWork(YarnScheduler scheduler) {}
 
   /** A node heartbeat's container updates. */
   public static UpdatedContainerInfo containerUpdates(

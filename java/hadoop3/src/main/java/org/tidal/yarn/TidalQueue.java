@@ -16,6 +16,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManage
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.util.Records;
 
 /**
  * The Hadoop-side handle of one Tidal queue: metrics and active-user bookkeeping that Hadoop's
@@ -35,6 +36,15 @@ final class TidalQueue implements Queue {
     // scheduler instances in one JVM share them instead of registering twice.
     this.metrics = QueueMetrics.forQueue(name, parent, true, conf);
     this.activeUsersManager = new ActiveUsersManager(metrics);
+  }
+
+  /** A queue's record for Hadoop's clients, named by its full name and path. */
+  static QueueInfo newQueueInfo(String fullName) {
+    QueueInfo info = Records.newRecord(QueueInfo.class);
+    info.setQueueName(fullName);
+    // Hadoop 3's clients print the path too (yarn queue -status).
+    info.setQueuePath(fullName);
+    return info;
   }
 
   @Override

@@ -2,6 +2,7 @@ package org.tidal.yarn;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -19,9 +20,12 @@ import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.RejectedSchedulingRequest;
+import org.apache.hadoop.yarn.api.records.RejectionReason;
 import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.api.records.UpdateContainerRequest;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.proto.YarnServiceProtos.SchedulerResourceTypes;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
@@ -59,8 +63,27 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
     super(TidalScheduler.class.getName());
   }
 
+  /** The RM web app's scheduler page class, which Hadoop 3 needs named for a plugin scheduler. */
+  static final String SCHEDULER_PAGE = "yarn.http.rmwebapp.scheduler.page.class";
+
+  private static final String FILTER_INITIALIZERS = "hadoop.http.filter.initializers";
+
   @Override
   public void serviceInit(Configuration conf) throws Exception {
+    // Hadoop 3 renders a plugin scheduler's page only by a class named here, and answers
+    // /ws/v1/cluster/scheduler "Unknown scheduler" for it: Tidal names its page and adds its web
+    // filter, which serves its views. The RM reads both from the configuration it gives the
+    // scheduler, and only after initialising it.
+    if (conf.get(SCHEDULER_PAGE) == null) {
+      conf.set(SCHEDULER_PAGE, TidalSchedulerPage.class.getName());
+    }
+    String initializers = conf.getTrimmed(FILTER_INITIALIZERS, "");
+    if (!initializers.contains(TidalWebFilterInitializer.class.getName())) {
+      conf.set(
+          FILTER_INITIALIZERS,
+          (initializers.isEmpty() ? "" : initializers + ",")
+              + TidalWebFilterInitializer.class.getName());
+    }
     // What FifoScheduler sets up before AbstractYarnScheduler's own initialisation.
     applications = new ConcurrentSkipListMap<>();
     initMaximumResourceCapability(getMaximumAllocation());
@@ -92,7 +115,9 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
   public synchronized void reinitialize(Configuration conf, RMContext rmContext)
       throws IOException {
     super.reinitialize(conf, rmContext);
-    shim.reinitialize(conf);
+    // Hadoop 3's admin service passes capacity-scheduler.xml alone; the queue file is named in
+    // the RM's configuration, as FairScheduler's is.
+    shim.reinitialize(conf.get(TidalConfig.ALLOCATION_FILE) == null ? getConfig() : conf);
   }
 
   @Override
@@ -160,8 +185,70 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
       List<String> blacklistAdditions,
       List<String> blacklistRemovals,
       ContainerUpdates updateRequests) {
-    return shim.allocateHandler()
-        .allocate(attemptId, ask, release, blacklistAdditions, blacklistRemovals);
+    Allocation allocation =
+        shim.allocateHandler()
+            .allocate(attemptId, ask, release, blacklistAdditions, blacklistRemovals);
+    refuseUpdates(attemptId, updateRequests);
+    if (schedulingRequests == null || schedulingRequests.isEmpty()) {
+      return allocation;
+    }
+    // With yarn.resourcemanager.placement-constraints.handler=scheduler Hadoop hands placement
+    // constraints to the scheduler; Tidal's core does not place by them, so each is rejected back
+    // to the AM, which sees it in its allocate response.
+    LOG.warn(
+        "Rejecting "
+            + schedulingRequests.size()
+            + " scheduling request(s) of "
+            + attemptId
+            + ": Tidal does not place containers by placement constraints as the scheduler;"
+            + " set yarn.resourcemanager.placement-constraints.handler to placement-processor");
+    List<RejectedSchedulingRequest> rejected = new ArrayList<>(schedulingRequests.size());
+    for (SchedulingRequest request : schedulingRequests) {
+      rejected.add(
+          RejectedSchedulingRequest.newInstance(
+              RejectionReason.COULD_NOT_SCHEDULE_ON_NODE, request));
+    }
+    return new Allocation(
+        allocation.getContainers(),
+        allocation.getResourceLimit(),
+        null,
+        null,
+        null,
+        allocation.getNMTokens(),
+        null,
+        null,
+        null,
+        null,
+        null,
+        rejected);
+  }
+
+  /**
+   * Tidal's core does not resize or retype a running container: requests to increase, decrease,
+   * promote or demote one are refused, and the RM log names each.
+   */
+  private static void refuseUpdates(ApplicationAttemptId attemptId, ContainerUpdates updates) {
+    if (updates == null) {
+      return;
+    }
+    refuse(attemptId, "increase", updates.getIncreaseRequests());
+    refuse(attemptId, "decrease", updates.getDecreaseRequests());
+    refuse(attemptId, "promotion", updates.getPromotionRequests());
+    refuse(attemptId, "demotion", updates.getDemotionRequests());
+  }
+
+  private static void refuse(
+      ApplicationAttemptId attemptId, String kind, List<UpdateContainerRequest> requests) {
+    for (UpdateContainerRequest request : requests) {
+      LOG.warn(
+          "Refusing the "
+              + kind
+              + " of container "
+              + request.getContainerId()
+              + " of "
+              + attemptId
+              + ": Tidal does not change running containers");
+    }
   }
 
   // ---------------------------------------------------------------------------------------

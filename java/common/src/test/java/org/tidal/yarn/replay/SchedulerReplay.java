@@ -321,6 +321,8 @@ public final class SchedulerReplay {
     int stride = w.nodes / w.apps;
     Map<NodeId, List<Container>> pulled = new HashMap<NodeId, List<Container>>();
     for (int round = 0; round < totalRounds; round++) {
+      // A round is a heartbeat interval, in which a scheduler's periodic work runs too.
+      RmLine.periodicWork(scheduler);
       boolean measured = round >= w.warmupRounds;
       List<Container> launchedNow = new ArrayList<Container>();
       launchedByRound.add(launchedNow);

@@ -3,7 +3,8 @@
 //! This crate knows JNI and nothing of policy: every entry point decodes primitive arrays (the
 //! node heartbeat, the hot path, a direct buffer that it reads and writes in place), calls one
 //! method of [`tidal_core::Scheduler`], encodes the answer, and maps failures to Java
-//! exceptions. The wire layout is defined in `TidalNative.java` and mirrored in [`wire`].
+//! exceptions. The wire layout is declared once, in [`layout`], which generates the Java side's
+//! `WireLayout.java`; [`wire`] encodes and decodes it.
 //!
 //! Safety net: every entry point runs inside [`guard`], which catches Rust panics and raises
 //! `TidalPanicException`, and turns `Err` into the `TidalException` subclass of its kind, with
@@ -23,10 +24,12 @@
 //! learns of, the worst case.
 
 pub mod error;
+pub mod layout;
 mod log_buffer;
 pub mod wire;
 
 pub use error::exceptions;
+pub use layout::BRIDGE_VERSION;
 
 use jni::objects::{JByteBuffer, JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jintArray, jlong, jstring};
@@ -43,13 +46,6 @@ use tidal_core::status::SchedulerStatus;
 use tidal_core::{Decision, Scheduler};
 
 use error::{BridgeError, BridgeResult};
-
-/// The version of the contract between this library and the Java shim: the native methods'
-/// signatures and the wire records' layout. `NativeLoader` refuses a library whose number differs
-/// from its own, because a jar and a library from different builds would pass arguments the other
-/// side reads as other types and crash the JVM. Bump it with `NativeLoader.BRIDGE_VERSION`
-/// whenever `TidalNative`'s natives or constants change (a test holds both to a fingerprint).
-pub const BRIDGE_VERSION: jint = 3;
 
 /// A scheduler plus scratch buffers reused across calls so the heartbeat does not allocate.
 struct Instance {
@@ -779,6 +775,6 @@ mod tests {
         // Unarmed, the same heartbeat encodes its decisions.
         let mut calm = busy(true);
         assert_eq!(unpoisoned(&mut calm, |i| heartbeat(i, 0, 1_000, 10)).unwrap(), 4);
-        assert_eq!(calm.longs.len(), 4 * wire::DECISION_STRIDE);
+        assert_eq!(calm.longs.len(), 4 * layout::DECISION_STRIDE);
     }
 }

@@ -1,22 +1,14 @@
-//! The primitive-array wire format shared with `TidalNative.java`: strides, field order and
-//! range checks. Pure functions, testable without a JVM.
+//! Encoding and decoding of the primitive-array records shared with `TidalNative.java`, whose
+//! layout [`crate::layout`] declares: strides, field offsets and range checks. Pure functions,
+//! testable without a JVM.
 
+use crate::layout::*;
 use tidal_core::config::Settings;
 use tidal_core::ids::LocationId;
 use tidal_core::ids::MAX_ALLOCATION_ID;
 use tidal_core::ids::{AllocationId, AppKey, NodeId};
 use tidal_core::request::Ask;
 use tidal_core::{Decision, Resources};
-
-pub const ASK_STRIDE: usize = 6;
-pub const DECISION_STRIDE: usize = 7;
-pub const SETTINGS_LEN: usize = 8;
-/// Offset of the bridge's own fault-injection flag in the settings array (not a core setting).
-pub const SET_FAULT_INJECTION: usize = 5;
-/// Offsets of the container-reservation flag (0 or 1) and of the default AM share in parts per
-/// million (-1: none).
-const SET_RESERVE_CONTAINERS: usize = 6;
-const SET_DEFAULT_MAX_AM_SHARE_PPM: usize = 7;
 
 /// A malformed array or out-of-range value from the Java side.
 #[derive(Debug, PartialEq)]
@@ -71,13 +63,13 @@ fn settings_len(raw: &[i64]) -> WireResult<()> {
     Ok(())
 }
 
-/// The core settings of `[minMem, minVcores, maxMem, maxVcores, maxAssignPerHeartbeat,
-/// faultInjection, reserveContainers, defaultMaxAmSharePpm]`; `faultInjection` is the
+/// The core settings of the settings array (its `SET_` fields); [`SET_FAULT_INJECTION`] is the
 /// bridge's, read by [`fault_injection`].
 pub fn settings(raw: &[i64]) -> WireResult<Settings> {
     settings_len(raw)?;
-    let max_assign = u32::try_from(raw[4])
-        .map_err(|_| WireError(format!("max assignments per heartbeat {} is out of range", raw[4])))?;
+    let max_assign = u32::try_from(raw[SET_MAX_ASSIGN_PER_HEARTBEAT]).map_err(|_| {
+        WireError(format!("max assignments per heartbeat {} is out of range", raw[SET_MAX_ASSIGN_PER_HEARTBEAT]))
+    })?;
     let reserve_containers = match raw[SET_RESERVE_CONTAINERS] {
         0 => false,
         1 => true,
@@ -89,8 +81,8 @@ pub fn settings(raw: &[i64]) -> WireResult<Settings> {
         v => return Err(WireError(format!("default AM share {v} ppm is not -1 or in [0, 1000000]"))),
     };
     Ok(Settings {
-        min_allocation: Resources::new(raw[0], raw[1]),
-        max_allocation: Resources::new(raw[2], raw[3]),
+        min_allocation: Resources::new(raw[SET_MIN_MEMORY_MB], raw[SET_MIN_VCORES]),
+        max_allocation: Resources::new(raw[SET_MAX_MEMORY_MB], raw[SET_MAX_VCORES]),
         max_assign_per_heartbeat: max_assign,
         reserve_containers,
         default_max_am_share,
@@ -108,18 +100,20 @@ pub fn fault_injection(raw: &[i64]) -> WireResult<bool> {
     }
 }
 
-/// Decodes ask records `[priority, location, numContainers, relaxLocality, memoryMb, vcores]`.
+/// Decodes ask records of [`ASK_STRIDE`] longs (the `ASK_` fields).
 pub fn decode_asks(raw: &[i64], out: &mut Vec<Ask>) -> WireResult<()> {
     out.clear();
     if !raw.len().is_multiple_of(ASK_STRIDE) {
         return Err(WireError(format!("ask array length {} is not a multiple of {ASK_STRIDE}", raw.len())));
     }
     for (i, rec) in raw.chunks_exact(ASK_STRIDE).enumerate() {
+        let priority = rec[ASK_PRIORITY];
         let priority =
-            i32::try_from(rec[0]).map_err(|_| WireError(format!("ask {i}: priority {} out of range", rec[0])))?;
+            i32::try_from(priority).map_err(|_| WireError(format!("ask {i}: priority {priority} out of range")))?;
+        let location = rec[ASK_LOCATION];
         let location =
-            u32::try_from(rec[1]).map_err(|_| WireError(format!("ask {i}: location id {} out of range", rec[1])))?;
-        let relax_locality = match rec[3] {
+            u32::try_from(location).map_err(|_| WireError(format!("ask {i}: location id {location} out of range")))?;
+        let relax_locality = match rec[ASK_RELAX_LOCALITY] {
             0 => false,
             1 => true,
             v => return Err(WireError(format!("ask {i}: relaxLocality flag {v} is not 0 or 1"))),
@@ -127,9 +121,9 @@ pub fn decode_asks(raw: &[i64], out: &mut Vec<Ask>) -> WireResult<()> {
         out.push(Ask {
             priority,
             location,
-            num_containers: rec[2],
+            num_containers: rec[ASK_NUM_CONTAINERS],
             relax_locality,
-            capability: Resources::new(rec[4], rec[5]),
+            capability: Resources::new(rec[ASK_MEMORY_MB], rec[ASK_VCORES]),
         });
     }
     Ok(())
@@ -153,20 +147,19 @@ pub fn heartbeat_exchange(longs: usize, completed: i32, max_decisions: i32) -> W
     Ok((completed, max))
 }
 
-/// Encodes decisions as `[allocationId, appKey, priority, locality, memoryMb, vcores, kind]`
-/// records.
+/// Encodes decisions as records of [`DECISION_STRIDE`] longs (the `DEC_` fields).
 pub fn encode_decisions(decisions: &[Decision], out: &mut Vec<i64>) {
     out.clear();
     for d in decisions {
-        out.extend_from_slice(&[
-            d.allocation_id as i64,
-            d.app as i64,
-            d.priority as i64,
-            d.locality as i64,
-            d.resources.memory_mb(),
-            d.resources.vcores(),
-            d.kind as i64,
-        ]);
+        let mut rec = [0; DECISION_STRIDE];
+        rec[DEC_ALLOCATION_ID] = d.allocation_id as i64;
+        rec[DEC_APP_KEY] = d.app as i64;
+        rec[DEC_PRIORITY] = i64::from(d.priority);
+        rec[DEC_LOCALITY] = locality_value(d.locality);
+        rec[DEC_MEMORY_MB] = d.resources.memory_mb();
+        rec[DEC_VCORES] = d.resources.vcores();
+        rec[DEC_KIND] = kind_value(d.kind);
+        out.extend_from_slice(&rec);
     }
 }
 

@@ -1,7 +1,9 @@
 //! The two sides of the bridge agree: every `native` method of `TidalNative.java` has a Rust
-//! export of the same name and arity and vice versa, and every exception class the bridge
-//! raises exists on the Java side as a `TidalException`. A mismatch would otherwise surface only
-//! at run time, as an `UnsatisfiedLinkError` or a silently dropped error.
+//! export of the same name and arity and vice versa, every exception class the bridge raises
+//! exists on the Java side as a `TidalException`, and the bridge version changes with the
+//! contract it names. A mismatch would otherwise surface only at run time, as an
+//! `UnsatisfiedLinkError` or a silently dropped error. The wire layout's agreement is
+//! `java_layout.rs`'s.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -69,6 +71,10 @@ fn rust_exports() -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
     for entry in std::fs::read_dir(repo_root().join("rust/jni/src")).expect("rust/jni/src") {
         let path = entry.expect("dir entry").path();
+        // The library's modules; src/bin holds tools, not exports.
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
         let src = strip_comments(&read(&path));
         let mut rest = src.as_str();
         while let Some(at) = rest.find("extern \"system\" fn ") {
@@ -149,42 +155,47 @@ fn every_exception_raised_with_a_subject_declares_the_bridges_constructor() {
 }
 
 /// The bridge version and the fingerprint of the contract it names. When `TidalNative`'s natives
-/// or constants change, bump the version on both sides and record the new fingerprint here.
-const RECORDED_CONTRACT: (i32, u64) = (3, 0x4555_4624_2a10_3fe6);
+/// or the wire layout change, bump the version in rust/jni/src/layout.rs and record the new
+/// fingerprint here.
+const RECORDED_CONTRACT: (i32, u64) = (3, 0xd574_f1e5_3420_0e21);
 
-/// FNV-1a over `TidalNative`'s native declarations and constants, whitespace collapsed: what a
-/// jar and a library must agree on.
+/// FNV-1a over `TidalNative`'s native declarations and constants, whitespace collapsed, and over
+/// every wire layout constant but the version, as `NAME=value;`: what a jar and a library must
+/// agree on.
 fn contract_fingerprint() -> u64 {
     let src = strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join(format!("{NATIVE_CLASS}.java"))));
     let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    let mut add = |text: &str| {
+        for byte in text.bytes().chain(std::iter::once(b';')) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
     for decl in src.split(';') {
         let start = decl.find(" native ").or_else(|| decl.find("static final "));
         let Some(at) = start else { continue };
-        let normalised = decl[at..].split_whitespace().collect::<Vec<_>>().join(" ");
-        for byte in normalised.bytes().chain(std::iter::once(b';')) {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
+        add(&decl[at..].split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    for c in tidal_jni::layout::TABLE.iter().filter(|c| c.name != "BRIDGE_VERSION") {
+        add(&format!("{}={}", c.name, c.value));
     }
     hash
 }
 
 #[test]
-fn the_bridge_version_names_the_contract_and_both_sides_agree_on_it() {
+fn the_bridge_version_names_the_contract_and_the_loader_checks_it() {
+    // Java's version is WireLayout's, generated from the same table (see java_layout.rs).
     let loader = strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join("org/tidal/yarn/NativeLoader.java")));
-    let java_version = loader
-        .split(';')
-        .find_map(|decl| decl.split("int BRIDGE_VERSION =").nth(1))
-        .expect("NativeLoader declares BRIDGE_VERSION")
-        .trim()
-        .parse::<i32>()
-        .expect("BRIDGE_VERSION is an int literal");
-    assert_eq!(java_version, tidal_jni::BRIDGE_VERSION, "NativeLoader.BRIDGE_VERSION and the library's differ");
+    assert!(
+        loader.contains("found != WireLayout.BRIDGE_VERSION"),
+        "NativeLoader must refuse a library whose bridgeVersion() differs from WireLayout.BRIDGE_VERSION"
+    );
     let fingerprint = contract_fingerprint();
     assert_eq!(
         RECORDED_CONTRACT,
         (tidal_jni::BRIDGE_VERSION, fingerprint),
-        "TidalNative's natives or constants changed: bump BRIDGE_VERSION in NativeLoader.java and rust/jni/src/lib.rs \
-         and record ({}, {fingerprint:#x}) here",
+        "TidalNative's natives or the wire layout changed: bump BRIDGE_VERSION in rust/jni/src/layout.rs, \
+         regenerate WireLayout.java ({}) and record ({}, {fingerprint:#x}) here",
+        tidal_jni::layout::JAVA_COMMAND,
         tidal_jni::BRIDGE_VERSION + 1
     );
 }

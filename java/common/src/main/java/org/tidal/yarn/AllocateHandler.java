@@ -188,16 +188,16 @@ final class AllocateHandler {
   }
 
   private static long[] packAsks(List<ResourceRequest> asks, LocationTable.Batch names) {
-    long[] packed = new long[asks.size() * TidalNative.ASK_STRIDE];
+    long[] packed = new long[asks.size() * WireLayout.ASK_STRIDE];
     int offset = 0;
     for (ResourceRequest ask : asks) {
-      packed[offset + TidalNative.ASK_PRIORITY] = ask.getPriority().getPriority();
-      packed[offset + TidalNative.ASK_LOCATION] = names.intern(ask.getResourceName());
-      packed[offset + TidalNative.ASK_NUM_CONTAINERS] = ask.getNumContainers();
-      packed[offset + TidalNative.ASK_RELAX_LOCALITY] = ask.getRelaxLocality() ? 1 : 0;
-      packed[offset + TidalNative.ASK_MEMORY_MB] = ask.getCapability().getMemory();
-      packed[offset + TidalNative.ASK_VCORES] = ask.getCapability().getVirtualCores();
-      offset += TidalNative.ASK_STRIDE;
+      packed[offset + WireLayout.ASK_PRIORITY] = ask.getPriority().getPriority();
+      packed[offset + WireLayout.ASK_LOCATION] = names.intern(ask.getResourceName());
+      packed[offset + WireLayout.ASK_NUM_CONTAINERS] = ask.getNumContainers();
+      packed[offset + WireLayout.ASK_RELAX_LOCALITY] = ask.getRelaxLocality() ? 1 : 0;
+      packed[offset + WireLayout.ASK_MEMORY_MB] = ask.getCapability().getMemory();
+      packed[offset + WireLayout.ASK_VCORES] = ask.getCapability().getVirtualCores();
+      offset += WireLayout.ASK_STRIDE;
     }
     return packed;
   }

@@ -58,7 +58,7 @@ final class AllocationFileLoader {
     String source = fileName(conf);
     String xml = read(conf);
     long[] next = settings.clone();
-    next[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = maxAssignPerHeartbeat(conf);
+    next[WireLayout.SET_MAX_ASSIGN_PER_HEARTBEAT] = maxAssignPerHeartbeat(conf);
     try {
       TidalNative.reconfigure(core.handle(), xml, next);
     } catch (TidalException e) {
@@ -75,7 +75,7 @@ final class AllocationFileLoader {
 
   /** The cap on containers started per node heartbeat that the core runs with. */
   int maxAssignPerHeartbeat() {
-    return (int) settings[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT];
+    return (int) settings[WireLayout.SET_MAX_ASSIGN_PER_HEARTBEAT];
   }
 
   static String fileName(Configuration conf) {
@@ -121,21 +121,20 @@ final class AllocationFileLoader {
 
   private static long[] settings(Configuration conf, Resource minimumAllocation)
       throws IOException {
-    long[] s = new long[TidalNative.SETTINGS_LEN];
-    s[TidalNative.SET_MIN_MEMORY_MB] = minimumAllocation.getMemory();
-    s[TidalNative.SET_MIN_VCORES] = minimumAllocation.getVirtualCores();
-    s[TidalNative.SET_MAX_MEMORY_MB] =
+    long[] s = new long[WireLayout.SETTINGS_LEN];
+    s[WireLayout.SET_MIN_MEMORY_MB] = minimumAllocation.getMemory();
+    s[WireLayout.SET_MIN_VCORES] = minimumAllocation.getVirtualCores();
+    s[WireLayout.SET_MAX_MEMORY_MB] =
         conf.getInt(
             YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB,
             YarnConfiguration.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB);
-    s[TidalNative.SET_MAX_VCORES] =
+    s[WireLayout.SET_MAX_VCORES] =
         conf.getInt(
             YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES,
             YarnConfiguration.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES);
-    s[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = maxAssignPerHeartbeat(conf);
-    s[TidalNative.SET_FAULT_INJECTION] =
-        conf.getBoolean(TidalConfig.FAULT_INJECTION, false) ? 1 : 0;
-    s[TidalNative.SET_RESERVE_CONTAINERS] =
+    s[WireLayout.SET_MAX_ASSIGN_PER_HEARTBEAT] = maxAssignPerHeartbeat(conf);
+    s[WireLayout.SET_FAULT_INJECTION] = conf.getBoolean(TidalConfig.FAULT_INJECTION, false) ? 1 : 0;
+    s[WireLayout.SET_RESERVE_CONTAINERS] =
         conf.getBoolean(TidalConfig.RESERVE_CONTAINERS, TidalConfig.DEFAULT_RESERVE_CONTAINERS)
             ? 1
             : 0;
@@ -148,7 +147,7 @@ final class AllocationFileLoader {
               + " must be a fraction in [0, 1] or -1 (no check), was "
               + share);
     }
-    s[TidalNative.SET_DEFAULT_MAX_AM_SHARE_PPM] = share < 0 ? -1 : Math.round(share * 1e6);
+    s[WireLayout.SET_DEFAULT_MAX_AM_SHARE_PPM] = share < 0 ? -1 : Math.round(share * 1e6);
     return s;
   }
 

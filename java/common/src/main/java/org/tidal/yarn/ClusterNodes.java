@@ -84,7 +84,7 @@ final class ClusterNodes {
   /** Makes room for up to {@code maxAssign} decisions per heartbeat. */
   void setMaxAssignPerHeartbeat(int maxAssign) {
     this.maxAssign = maxAssign;
-    ensureExchange(maxAssign * TidalNative.DECISION_STRIDE);
+    ensureExchange(maxAssign * WireLayout.DECISION_STRIDE);
   }
 
   private void ensureExchange(int longs) {
@@ -289,7 +289,7 @@ final class ClusterNodes {
       throw e;
     }
     for (int i = 0; i < decided; i++) {
-      materializer.materialize(node, exchange, i * TidalNative.DECISION_STRIDE);
+      materializer.materialize(node, exchange, i * WireLayout.DECISION_STRIDE);
     }
     publishAvailable();
   }

@@ -54,19 +54,19 @@ final class DecisionMaterializer {
    * container on {@code node}.
    */
   void materialize(FiCaSchedulerNode node, ByteBuffer d, int offset) {
-    long allocationId = field(d, offset, TidalNative.DEC_ALLOCATION_ID);
-    FiCaSchedulerApp app = attempts.attempt(field(d, offset, TidalNative.DEC_APP_KEY));
-    Priority priority = Priority.newInstance((int) field(d, offset, TidalNative.DEC_PRIORITY));
+    long allocationId = field(d, offset, WireLayout.DEC_ALLOCATION_ID);
+    FiCaSchedulerApp app = attempts.attempt(field(d, offset, WireLayout.DEC_APP_KEY));
+    Priority priority = Priority.newInstance((int) field(d, offset, WireLayout.DEC_PRIORITY));
     Resource capability =
         Resource.newInstance(
-            (int) field(d, offset, TidalNative.DEC_MEMORY_MB),
-            (int) field(d, offset, TidalNative.DEC_VCORES));
-    int kind = (int) field(d, offset, TidalNative.DEC_KIND);
-    if (kind == TidalNative.KIND_UNRESERVE) {
+            (int) field(d, offset, WireLayout.DEC_MEMORY_MB),
+            (int) field(d, offset, WireLayout.DEC_VCORES));
+    int kind = (int) field(d, offset, WireLayout.DEC_KIND);
+    if (kind == WireLayout.KIND_UNRESERVE) {
       reservations.cancel(node, "the application no longer asks for it");
       return;
     }
-    if (kind == TidalNative.KIND_RESERVE) {
+    if (kind == WireLayout.KIND_RESERVE) {
       // An attempt that stopped is removed from the core soon, which ends the reservation there.
       if (app != null && !app.isStopped()) {
         synchronized (app) {
@@ -75,7 +75,7 @@ final class DecisionMaterializer {
       }
       return;
     }
-    int locality = (int) field(d, offset, TidalNative.DEC_LOCALITY);
+    int locality = (int) field(d, offset, WireLayout.DEC_LOCALITY);
     String failure;
     RMContainer rmContainer = null;
     if (app == null) {
@@ -137,9 +137,9 @@ final class DecisionMaterializer {
     if (app.isStopped()) {
       return "its application attempt is stopped";
     }
-    if (locality != TidalNative.LOCALITY_NODE
-        && locality != TidalNative.LOCALITY_RACK
-        && locality != TidalNative.LOCALITY_OFF_SWITCH) {
+    if (locality != WireLayout.LOCALITY_NODE
+        && locality != WireLayout.LOCALITY_RACK
+        && locality != WireLayout.LOCALITY_OFF_SWITCH) {
       return "unknown locality " + locality;
     }
     Resource asked = line.outstanding(app, priority, resourceName(node, locality));
@@ -150,11 +150,11 @@ final class DecisionMaterializer {
       return "the request now asks for " + asked;
     }
     // Hadoop decrements the rack and ANY requests along with a node-local one.
-    if (locality == TidalNative.LOCALITY_NODE
+    if (locality == WireLayout.LOCALITY_NODE
         && line.outstanding(app, priority, node.getRackName()) == null) {
       return "no outstanding request at " + node.getRackName();
     }
-    if (locality != TidalNative.LOCALITY_OFF_SWITCH
+    if (locality != WireLayout.LOCALITY_OFF_SWITCH
         && line.outstanding(app, priority, ResourceRequest.ANY) == null) {
       return "no outstanding request at " + ResourceRequest.ANY;
     }
@@ -163,9 +163,9 @@ final class DecisionMaterializer {
 
   private static NodeType nodeType(int locality) {
     switch (locality) {
-      case TidalNative.LOCALITY_NODE:
+      case WireLayout.LOCALITY_NODE:
         return NodeType.NODE_LOCAL;
-      case TidalNative.LOCALITY_RACK:
+      case WireLayout.LOCALITY_RACK:
         return NodeType.RACK_LOCAL;
       default:
         return NodeType.OFF_SWITCH;
@@ -174,9 +174,9 @@ final class DecisionMaterializer {
 
   private static String resourceName(FiCaSchedulerNode node, int locality) {
     switch (locality) {
-      case TidalNative.LOCALITY_NODE:
+      case WireLayout.LOCALITY_NODE:
         return node.getNodeName();
-      case TidalNative.LOCALITY_RACK:
+      case WireLayout.LOCALITY_RACK:
         return node.getRackName();
       default:
         return ResourceRequest.ANY;

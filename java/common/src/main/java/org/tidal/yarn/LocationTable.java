@@ -46,7 +46,7 @@ final class LocationTable {
   private final InUse inUse;
   private final Map<String, Entry> byName = new HashMap<String, Entry>();
   private final List<Integer> freeIds = new ArrayList<Integer>();
-  private int nextId = TidalNative.ANY_LOCATION + 1;
+  private int nextId = WireLayout.ANY_LOCATION + 1;
 
   /** Sweeps once the table has grown to this size: twice what the last sweep kept. */
   private int sweepAt = MIN_SWEEP_SIZE;
@@ -74,7 +74,7 @@ final class LocationTable {
 
     int intern(String name) {
       if (ResourceRequest.ANY.equals(name)) {
-        return TidalNative.ANY_LOCATION;
+        return WireLayout.ANY_LOCATION;
       }
       synchronized (LocationTable.this) {
         Entry entry = byName.get(name);

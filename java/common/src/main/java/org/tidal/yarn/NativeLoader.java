@@ -15,12 +15,6 @@ public final class NativeLoader {
   /** Library name for {@link System#loadLibrary}. */
   public static final String LIBRARY_NAME = "tidal_jni";
 
-  /**
-   * The contract between this jar and the library: {@link TidalNative}'s natives and wire
-   * constants. Equal to the library's {@code BRIDGE_VERSION}; bump both when either changes.
-   */
-  public static final int BRIDGE_VERSION = 3;
-
   private static boolean loaded;
 
   private NativeLoader() {}
@@ -62,18 +56,21 @@ public final class NativeLoader {
     } catch (UnsatisfiedLinkError older) {
       found = 1;
     }
-    if (found != BRIDGE_VERSION) {
+    if (found != WireLayout.BRIDGE_VERSION) {
       throw new UnsatisfiedLinkError(
           "Tidal native library: the library speaks bridge version "
               + found
               + ", this jar version "
-              + BRIDGE_VERSION
+              + WireLayout.BRIDGE_VERSION
               + "; install the jar and the library of the same build");
     }
     loaded = true;
   }
 
-  /** The library's {@code BRIDGE_VERSION}; libraries before version 2 lack it. */
+  /**
+   * The library's bridge version, which must equal this jar's {@link WireLayout#BRIDGE_VERSION};
+   * libraries before version 2 lack it.
+   */
   private static native int bridgeVersion();
 
   private static UnsatisfiedLinkError linkError(String message, UnsatisfiedLinkError cause) {

@@ -11,7 +11,7 @@ import java.nio.ByteOrder;
  * <ul>
  *   <li>{@code handle}: a scheduler instance returned by {@link #create}; several may coexist.
  *   <li>Node ids are small dense ints chosen by the caller. Location ids are ints the caller
- *       interns for host and rack names; {@link #ANY_LOCATION} (0) is the YARN "*" name.
+ *       interns for host and rack names; {@link WireLayout#ANY_LOCATION} (0) is the YARN "*" name.
  *   <li>App keys are longs chosen by the caller (one per application attempt).
  *   <li>Allocation ids are assigned by Rust, unique per instance and below 2^40; the shim numbers
  *       containers from each attempt's own sequence, as Hadoop does, and maps between the two.
@@ -25,62 +25,12 @@ import java.nio.ByteOrder;
  *       an earlier panic: ..."). Rebuild it with {@link #create}, {@link #restoreState} and {@link
  *       #adoptAllocation}.
  * </ul>
+ *
+ * <p>The records passed in long arrays and in the heartbeat buffer (asks, decisions, settings) are
+ * laid out as {@link WireLayout} says; that class is generated from the Rust bridge's declaration
+ * of the layout.
  */
 public final class TidalNative {
-  /** Location id of the YARN "any" resource name ({@code ResourceRequest.ANY}). */
-  public static final int ANY_LOCATION = 0;
-
-  /** Longs per ask record passed to {@link #allocate}. */
-  public static final int ASK_STRIDE = 6;
-
-  /** Ask record field offsets. */
-  public static final int ASK_PRIORITY = 0,
-      ASK_LOCATION = 1,
-      ASK_NUM_CONTAINERS = 2,
-      ASK_RELAX_LOCALITY = 3,
-      ASK_MEMORY_MB = 4,
-      ASK_VCORES = 5;
-
-  /** Longs per decision record written by {@link #nodeHeartbeat}. */
-  public static final int DECISION_STRIDE = 7;
-
-  /** Decision record field offsets. */
-  public static final int DEC_ALLOCATION_ID = 0,
-      DEC_APP_KEY = 1,
-      DEC_PRIORITY = 2,
-      DEC_LOCALITY = 3,
-      DEC_MEMORY_MB = 4,
-      DEC_VCORES = 5,
-      DEC_KIND = 6;
-
-  /**
-   * Values of the {@link #DEC_KIND} field: start a container; reserve the node for the ask (no
-   * allocation id); end the app's reservation on the node without a container.
-   */
-  public static final int KIND_START = 0, KIND_RESERVE = 1, KIND_UNRESERVE = 2;
-
-  /** Values of the {@link #DEC_LOCALITY} field. */
-  public static final int LOCALITY_NODE = 0, LOCALITY_RACK = 1, LOCALITY_OFF_SWITCH = 2;
-
-  /** Longs in the settings array passed to {@link #create} and {@link #reconfigure}. */
-  public static final int SETTINGS_LEN = 8;
-
-  /**
-   * Settings field offsets: YARN's min/max allocation, the per-heartbeat assignment cap, whether
-   * the instance allows fault injection ({@link #armHeartbeatPanic}): 1 on, 0 off, whether nodes
-   * are reserved for asks larger than their free space (1 or 0), and the AM share of queues the
-   * queue file gives none, in parts per million (-1: none). The fault-injection flag is read by
-   * {@link #create} only; {@link #reconfigure} ignores it.
-   */
-  public static final int SET_MIN_MEMORY_MB = 0,
-      SET_MIN_VCORES = 1,
-      SET_MAX_MEMORY_MB = 2,
-      SET_MAX_VCORES = 3,
-      SET_MAX_ASSIGN_PER_HEARTBEAT = 4,
-      SET_FAULT_INJECTION = 5,
-      SET_RESERVE_CONTAINERS = 6,
-      SET_DEFAULT_MAX_AM_SHARE_PPM = 7;
-
   static {
     NativeLoader.load();
   }
@@ -166,8 +116,8 @@ public final class TidalNative {
    * carries both ways with nothing copied across the boundary: the caller puts the {@code
    * completedCount} completed allocation ids as longs at its start; the call frees them, decides
    * what to start on the node, writes up to {@code maxDecisions} decision records ({@link
-   * #DECISION_STRIDE} longs each) from the start and returns how many. The buffer must hold {@code
-   * max(completedCount, maxDecisions * DECISION_STRIDE)} longs.
+   * WireLayout#DECISION_STRIDE} longs each) from the start and returns how many. The buffer must
+   * hold {@code max(completedCount, maxDecisions * DECISION_STRIDE)} longs.
    */
   public static native int nodeHeartbeat(
       long handle,
@@ -220,8 +170,8 @@ public final class TidalNative {
   /**
    * Test only: the next {@link #nodeHeartbeat} lets the core decide (and book) its containers, then
    * panics before writing the decisions out, which poisons the instance. Throws {@link
-   * TidalForbiddenException} unless the instance was created with {@link #SET_FAULT_INJECTION} set
-   * to 1.
+   * TidalForbiddenException} unless the instance was created with {@link
+   * WireLayout#SET_FAULT_INJECTION} set to 1.
    */
   public static native void armHeartbeatPanic(long handle);
 

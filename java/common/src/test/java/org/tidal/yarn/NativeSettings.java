@@ -9,13 +9,13 @@ public final class NativeSettings {
    * containers per heartbeat, no fault injection, no reservations and no default AM share.
    */
   public static long[] forTests() {
-    long[] settings = new long[TidalNative.SETTINGS_LEN];
-    settings[TidalNative.SET_MIN_MEMORY_MB] = 1024;
-    settings[TidalNative.SET_MIN_VCORES] = 1;
-    settings[TidalNative.SET_MAX_MEMORY_MB] = 8192;
-    settings[TidalNative.SET_MAX_VCORES] = 8;
-    settings[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = 10;
-    settings[TidalNative.SET_DEFAULT_MAX_AM_SHARE_PPM] = -1;
+    long[] settings = new long[WireLayout.SETTINGS_LEN];
+    settings[WireLayout.SET_MIN_MEMORY_MB] = 1024;
+    settings[WireLayout.SET_MIN_VCORES] = 1;
+    settings[WireLayout.SET_MAX_MEMORY_MB] = 8192;
+    settings[WireLayout.SET_MAX_VCORES] = 8;
+    settings[WireLayout.SET_MAX_ASSIGN_PER_HEARTBEAT] = 10;
+    settings[WireLayout.SET_DEFAULT_MAX_AM_SHARE_PPM] = -1;
     return settings;
   }
 }

@@ -123,7 +123,7 @@ public class TestLocationNames {
     fillAndSweep(table);
     assertEquals("only the core's id is left", 1, table.size());
     try (LocationTable.Batch batch = table.batch()) {
-      assertEquals(TidalNative.ANY_LOCATION, batch.intern(ResourceRequest.ANY));
+      assertEquals(WireLayout.ANY_LOCATION, batch.intern(ResourceRequest.ANY));
       assertEquals(kept, batch.intern("kept"));
       int fresh = batch.intern("new");
       assertNotEquals(kept, fresh);

@@ -46,13 +46,13 @@ public class TestTidalHistory {
 
   private void heartbeat(long nowMs) {
     TidalNative.nodeHeartbeat(
-        handle, 0, nowMs, TidalNative.heartbeatBuffer(10 * TidalNative.DECISION_STRIDE), 0, 10);
+        handle, 0, nowMs, TidalNative.heartbeatBuffer(10 * WireLayout.DECISION_STRIDE), 0, 10);
   }
 
   @Test
   public void heartbeatsRecordSharesTheBurstAndAdmissions() throws Exception {
     TidalNative.addApp(handle, LQ_APP, "lq", "alice");
-    long[] asks = {1, TidalNative.ANY_LOCATION, 4, 1, 1024, 1};
+    long[] asks = {1, WireLayout.ANY_LOCATION, 4, 1, 1024, 1};
     TidalNative.allocate(handle, LQ_APP, asks, new long[0], null, null);
     heartbeat(1000);
     heartbeat(1500);

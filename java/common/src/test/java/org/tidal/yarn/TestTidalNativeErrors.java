@@ -170,15 +170,15 @@ public class TestTidalNativeErrors {
 
   /** Starts {@code count} containers of 1 GB for {@code app}; returns their allocation ids. */
   private long[] start(long app, int count) {
-    long[] asks = {1, TidalNative.ANY_LOCATION, count, 1, 1024, 1};
+    long[] asks = {1, WireLayout.ANY_LOCATION, count, 1, 1024, 1};
     TidalNative.allocate(handle, app, asks, null, null, null);
-    ByteBuffer exchange = TidalNative.heartbeatBuffer(10 * TidalNative.DECISION_STRIDE);
+    ByteBuffer exchange = TidalNative.heartbeatBuffer(10 * WireLayout.DECISION_STRIDE);
     int made = TidalNative.nodeHeartbeat(handle, 0, 1000, exchange, 0, 10);
     assertEquals(count, made);
     long[] ids = new long[made];
     for (int i = 0; i < made; i++) {
       ids[i] =
-          exchange.getLong((i * TidalNative.DECISION_STRIDE + TidalNative.DEC_ALLOCATION_ID) * 8);
+          exchange.getLong((i * WireLayout.DECISION_STRIDE + WireLayout.DEC_ALLOCATION_ID) * 8);
     }
     return ids;
   }

@@ -20,6 +20,7 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.tidal.yarn.TidalNative;
+import org.tidal.yarn.WireLayout;
 
 /**
  * Cost of one node heartbeat through JNI, as the scheduler's event thread pays it.
@@ -53,31 +54,31 @@ public class HeartbeatJniBenchmark {
 
   private long handle;
   private final ByteBuffer exchange =
-      TidalNative.heartbeatBuffer(DECISIONS * TidalNative.DECISION_STRIDE);
+      TidalNative.heartbeatBuffer(DECISIONS * WireLayout.DECISION_STRIDE);
   private final long[] completed = new long[DECISIONS];
   private long now;
   private long nextJavaId = 1;
 
   @Setup(Level.Trial)
   public void setUp() {
-    long[] settings = new long[TidalNative.SETTINGS_LEN];
-    settings[TidalNative.SET_MIN_MEMORY_MB] = 1024;
-    settings[TidalNative.SET_MIN_VCORES] = 1;
-    settings[TidalNative.SET_MAX_MEMORY_MB] = 8192;
-    settings[TidalNative.SET_MAX_VCORES] = 32;
-    settings[TidalNative.SET_MAX_ASSIGN_PER_HEARTBEAT] = DECISIONS;
-    settings[TidalNative.SET_DEFAULT_MAX_AM_SHARE_PPM] = -1;
+    long[] settings = new long[WireLayout.SETTINGS_LEN];
+    settings[WireLayout.SET_MIN_MEMORY_MB] = 1024;
+    settings[WireLayout.SET_MIN_VCORES] = 1;
+    settings[WireLayout.SET_MAX_MEMORY_MB] = 8192;
+    settings[WireLayout.SET_MAX_VCORES] = 32;
+    settings[WireLayout.SET_MAX_ASSIGN_PER_HEARTBEAT] = DECISIONS;
+    settings[WireLayout.SET_DEFAULT_MAX_AM_SHARE_PPM] = -1;
     handle = TidalNative.create(QUEUES, settings);
     // Room for exactly the ten containers in flight between two heartbeats, and more.
     TidalNative.addNode(handle, NODE, 1, 2, 16 * 1024, 16);
     TidalNative.addApp(handle, APP, "a", "bench");
-    long[] ask = new long[TidalNative.ASK_STRIDE];
-    ask[TidalNative.ASK_PRIORITY] = PRIORITY;
-    ask[TidalNative.ASK_LOCATION] = TidalNative.ANY_LOCATION;
-    ask[TidalNative.ASK_NUM_CONTAINERS] = Integer.MAX_VALUE;
-    ask[TidalNative.ASK_RELAX_LOCALITY] = 1;
-    ask[TidalNative.ASK_MEMORY_MB] = 1024;
-    ask[TidalNative.ASK_VCORES] = 1;
+    long[] ask = new long[WireLayout.ASK_STRIDE];
+    ask[WireLayout.ASK_PRIORITY] = PRIORITY;
+    ask[WireLayout.ASK_LOCATION] = WireLayout.ANY_LOCATION;
+    ask[WireLayout.ASK_NUM_CONTAINERS] = Integer.MAX_VALUE;
+    ask[WireLayout.ASK_RELAX_LOCALITY] = 1;
+    ask[WireLayout.ASK_MEMORY_MB] = 1024;
+    ask[WireLayout.ASK_VCORES] = 1;
     TidalNative.allocate(handle, APP, ask, null, null, null);
     int made = TidalNative.nodeHeartbeat(handle, NODE, ++now, exchange, 0, DECISIONS);
     check(made);
@@ -110,13 +111,13 @@ public class HeartbeatJniBenchmark {
   /** Writes ten decision records the way the native side does, in plain Java. */
   private int javaHeartbeat() {
     for (int i = 0; i < DECISIONS; i++) {
-      int offset = i * TidalNative.DECISION_STRIDE;
-      put(offset + TidalNative.DEC_ALLOCATION_ID, nextJavaId++);
-      put(offset + TidalNative.DEC_APP_KEY, APP);
-      put(offset + TidalNative.DEC_PRIORITY, PRIORITY);
-      put(offset + TidalNative.DEC_LOCALITY, TidalNative.LOCALITY_OFF_SWITCH);
-      put(offset + TidalNative.DEC_MEMORY_MB, 1024);
-      put(offset + TidalNative.DEC_VCORES, 1);
+      int offset = i * WireLayout.DECISION_STRIDE;
+      put(offset + WireLayout.DEC_ALLOCATION_ID, nextJavaId++);
+      put(offset + WireLayout.DEC_APP_KEY, APP);
+      put(offset + WireLayout.DEC_PRIORITY, PRIORITY);
+      put(offset + WireLayout.DEC_LOCALITY, WireLayout.LOCALITY_OFF_SWITCH);
+      put(offset + WireLayout.DEC_MEMORY_MB, 1024);
+      put(offset + WireLayout.DEC_VCORES, 1);
     }
     return DECISIONS;
   }
@@ -134,7 +135,7 @@ public class HeartbeatJniBenchmark {
 
   private void collectIds() {
     for (int i = 0; i < DECISIONS; i++) {
-      int index = i * TidalNative.DECISION_STRIDE + TidalNative.DEC_ALLOCATION_ID;
+      int index = i * WireLayout.DECISION_STRIDE + WireLayout.DEC_ALLOCATION_ID;
       completed[i] = exchange.getLong(index * Long.BYTES);
     }
   }

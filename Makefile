@@ -97,15 +97,21 @@ bench-rust: deps
 bench-sim: deps
 	$(CARGO) run --release -q -p tidal-sim -- bench all
 
-bench-jni: native
-	$(MVN) -f java/hadoop2/pom.xml $(MVN_NATIVE) -Pbench verify
+# The JNI and RM benchmarks run on each Hadoop line's adapter (java/common/src/bench).
+BENCH_LINES ?= hadoop2 hadoop3
 
-# Tidal vs FairScheduler inside a MockRM on the same event stream; BENCH_RM_ARGS picks scales and
-# repetitions (see java/hadoop2/src/bench/java/org/tidal/yarn/bench/RmSchedulerBench.java).
+bench-jni: native
+	@for line in $(BENCH_LINES); do echo "== $$line"; \
+	  $(MVN) -f java/$$line/pom.xml $(MVN_NATIVE) -Pbench verify || exit 1; done
+
+# Tidal vs FairScheduler and CapacityScheduler inside a MockRM on the same event stream, on each
+# Hadoop line; BENCH_RM_ARGS picks scales and repetitions (see
+# java/common/src/bench/java/org/tidal/yarn/bench/RmSchedulerBench.java).
 BENCH_RM_ARGS ?= small large 2
 bench-rm: native
-	$(MVN) -f java/hadoop2/pom.xml $(MVN_NATIVE) -Pbench test-compile exec:exec@rm-benchmark \
-	  -Dbench.rm.args="$(BENCH_RM_ARGS)"
+	@for line in $(BENCH_LINES); do echo "== $$line"; \
+	  $(MVN) -f java/$$line/pom.xml $(MVN_NATIVE) -Pbench test-compile exec:exec@rm-benchmark \
+	    -Dbench.rm.args="$(BENCH_RM_ARGS)" || exit 1; done
 
 # The fuzz targets of rust/fuzz under libFuzzer, FUZZ_SECONDS each (`make test` runs them for a
 # second each on random inputs). Needs a nightly toolchain; cargo-bolero is installed into

@@ -12,21 +12,25 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.RejectedSchedulingRequest;
 import org.apache.hadoop.yarn.api.records.RejectionReason;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.api.records.UpdateContainerRequest;
 import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.proto.YarnServiceProtos.SchedulerResourceTypes;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
@@ -45,6 +49,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseCont
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 
 /**
  * Tidal in a Hadoop 3 ResourceManager (built against 3.4, run on 3.4 and 3.5): the scheduler class
@@ -90,6 +95,22 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
     super.serviceInit(conf);
     minimumAllocation =
         shim.init(conf, rmContext, applications, EMPTY_ALLOCATION, new Hadoop3Bookkeeping(this));
+    ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
+    if (types.length > 2) {
+      LOG.warn(
+          "Tidal schedules memory and vcores only; asks for any other resource type configured"
+              + " here ("
+              + extraTypeNames(types)
+              + ") are refused to their ApplicationMasters");
+    }
+  }
+
+  private static String extraTypeNames(ResourceInformation[] types) {
+    StringBuilder names = new StringBuilder();
+    for (int i = 2; i < types.length; i++) {
+      names.append(i == 2 ? "" : ", ").append(types[i].getName());
+    }
+    return names.toString();
   }
 
   @Override
@@ -185,6 +206,7 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
       List<String> blacklistAdditions,
       List<String> blacklistRemovals,
       ContainerUpdates updateRequests) {
+    refuseOtherResourceTypes(attemptId, ask);
     Allocation allocation =
         shim.allocateHandler()
             .allocate(attemptId, ask, release, blacklistAdditions, blacklistRemovals);
@@ -221,6 +243,30 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
         null,
         null,
         rejected);
+  }
+
+  /**
+   * Tidal's core knows memory and vcores; an ask for any other resource type (a GPU, say) fails the
+   * AM's allocate call with a message naming it, rather than starting a container without it.
+   */
+  private static void refuseOtherResourceTypes(
+      ApplicationAttemptId attemptId, List<ResourceRequest> asks) {
+    for (ResourceRequest ask : asks) {
+      ResourceInformation[] resources = ask.getCapability().getResources();
+      for (int i = 2; i < resources.length; i++) {
+        if (resources[i].getValue() > 0) {
+          throw new YarnRuntimeException(
+              "Tidal schedules memory and vcores only: "
+                  + attemptId
+                  + " asks for "
+                  + resources[i].getValue()
+                  + " "
+                  + resources[i].getName()
+                  + " at priority "
+                  + ask.getPriority());
+        }
+      }
+    }
   }
 
   /**
@@ -273,6 +319,46 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
   protected synchronized void completedContainerInternal(
       RMContainer rmContainer, ContainerStatus containerStatus, RMContainerEventType event) {
     shim.completedContainer(rmContainer, containerStatus, event);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Application priority
+
+  /**
+   * Tidal orders a queue's applications by its own policy (FIFO, fair or UWFQ), not by application
+   * priority: a submitted priority is logged and the application runs at priority 0.
+   */
+  @Override
+  public Priority checkAndGetApplicationPriority(
+      Priority priority, UserGroupInformation user, String queueName, ApplicationId applicationId)
+      throws YarnException {
+    if (priority != null && priority.getPriority() != 0) {
+      LOG.warn(
+          "Application "
+              + applicationId
+              + " asked for priority "
+              + priority.getPriority()
+              + "; Tidal orders queue "
+              + queueName
+              + " by its policy and runs it at priority 0");
+    }
+    return Priority.newInstance(0);
+  }
+
+  /** Refused: see {@link #checkAndGetApplicationPriority}. */
+  @Override
+  public Priority updateApplicationPriority(
+      Priority newPriority,
+      ApplicationId applicationId,
+      SettableFuture<Object> future,
+      UserGroupInformation user)
+      throws YarnException {
+    throw new YarnException(
+        "Tidal orders a queue's applications by its policy, not by priority: the priority of "
+            + applicationId
+            + " stays 0 (asked "
+            + newPriority
+            + ")");
   }
 
   @Override

@@ -18,6 +18,7 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
@@ -32,10 +33,12 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNodeImpl;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.UpdatedContainerInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedulerConfiguration;
+import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.log4j.Level;
 import org.apache.log4j.LogManager;
 import org.tidal.yarn.RmLine;
@@ -62,9 +65,20 @@ import org.tidal.yarn.TidalScheduler;
 public final class SchedulerReplay {
   /** The schedulers under comparison, configured alike: DRF, the same queues and weights. */
   public enum Kind {
-    TIDAL,
-    FAIR
+    TIDAL("Tidal"),
+    FAIR("FairScheduler"),
+    CAPACITY("CapacityScheduler");
+
+    /** The scheduler's name in reports. */
+    public final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
   }
+
+  /** CapacityScheduler's configuration prefix. */
+  private static final String CS = "yarn.scheduler.capacity.";
 
   /** FairScheduler's cap on containers per heartbeat (its key is not public in 2.7). */
   private static final String FAIR_MAX_ASSIGN = "yarn.scheduler.fair.max.assign";
@@ -203,6 +217,14 @@ public final class SchedulerReplay {
           "2.7.7");
     }
 
+    /**
+     * Running, as a node that heartbeats is; Hadoop 3's CapacityScheduler allocates on no other.
+     */
+    @Override
+    public NodeState getState() {
+      return NodeState.RUNNING;
+    }
+
     @Override
     public List<UpdatedContainerInfo> pullContainerUpdates() {
       if (launched.isEmpty() && completed.isEmpty()) {
@@ -262,6 +284,24 @@ public final class SchedulerReplay {
       conf.set(TidalConfig.ALLOCATION_FILE, write("tidal-queues.xml", queues));
       conf.setInt(TidalConfig.MAX_ASSIGN_PER_HEARTBEAT, MAX_ASSIGN);
       conf.setBoolean(TidalConfig.REST_ENABLED, false);
+    } else if (kind == Kind.CAPACITY) {
+      // Shares as the weights give them, elastic up to the whole cluster and with no cap per
+      // user, as the fair schedulers share; no locality delay, as FairScheduler's default.
+      conf.setClass(
+          YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class, ResourceScheduler.class);
+      conf.set(CS + "resource-calculator", DominantResourceCalculator.class.getName());
+      conf.setInt(CS + "node-locality-delay", -1);
+      conf.setInt(CS + "per-node-heartbeat.maximum-container-assignments", MAX_ASSIGN);
+      StringBuilder names = new StringBuilder();
+      int weights = workload.queues * (workload.queues + 1) / 2;
+      for (int q = 0; q < workload.queues; q++) {
+        String queue = CS + "root." + queueName(q) + ".";
+        names.append(q == 0 ? "" : ",").append(queueName(q));
+        conf.setFloat(queue + "capacity", 100f * (q + 1) / weights);
+        conf.setFloat(queue + "maximum-capacity", 100f);
+        conf.setFloat(queue + "user-limit-factor", 100f);
+      }
+      conf.set(CS + "root.queues", names.toString());
     } else {
       queues.append("<allocations>\n");
       queues.append("  <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>\n");

@@ -28,6 +28,11 @@ public class TestSchedulerReplay {
     check(SchedulerReplay.Kind.FAIR);
   }
 
+  @Test
+  public void capacitySchedulerPlacesEveryAskedContainer() throws Exception {
+    check(SchedulerReplay.Kind.CAPACITY);
+  }
+
   private void check(SchedulerReplay.Kind kind) throws Exception {
     // 4 nodes of 16 vcores hold at most 64 of the 120 containers asked (some take 2 vcores).
     SchedulerReplay.Workload workload =

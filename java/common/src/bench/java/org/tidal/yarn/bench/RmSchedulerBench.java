@@ -16,14 +16,16 @@ import org.tidal.yarn.replay.SchedulerReplay.Result;
 import org.tidal.yarn.replay.SchedulerReplay.Workload;
 
 /**
- * Tidal against Hadoop's FairScheduler inside a ResourceManager: the same event stream (see {@link
- * SchedulerReplay}) goes into each scheduler, both with DRF and the same queues and weights, and
- * the time of every {@code handle(NODE_UPDATE)} and {@code allocate()} is recorded.
+ * Tidal against Hadoop's FairScheduler and CapacityScheduler inside a ResourceManager: the same
+ * event stream (see {@link SchedulerReplay}) goes into each scheduler, all with DRF and the same
+ * queues and weights, and the time of every {@code handle(NODE_UPDATE)} and {@code allocate()} is
+ * recorded.
  *
- * <p>Run: {@code make bench-rm}, or {@code mvn -f java/pom.xml -Pbench test-compile
- * exec:exec@rm-benchmark -Dbench.rm.args="small large 2"}. Arguments: scale names (small, large)
- * and the number of repetitions (default 2). Each repetition runs every scale under both
- * schedulers, alternating which goes first, in this one JVM; every run starts its own RM.
+ * <p>Run: {@code make bench-rm} (both Hadoop lines), or on one line {@code mvn -f
+ * java/hadoop3/pom.xml -Pbench test-compile exec:exec@rm-benchmark -Dbench.rm.args="small large
+ * 2"}. Arguments: scale names (small, large) and the number of repetitions (default 2). Each
+ * repetition runs every scale under every scheduler, rotating which goes first, in this one JVM;
+ * every run starts its own RM.
  */
 public final class RmSchedulerBench {
   private static final Map<String, Workload> SCALES = new LinkedHashMap<String, Workload>();
@@ -57,8 +59,11 @@ public final class RmSchedulerBench {
     List<String> rows = new ArrayList<String>();
     for (int rep = 1; rep <= repetitions; rep++) {
       for (Workload w : workloads) {
-        Kind[] order =
-            rep % 2 == 1 ? new Kind[] {Kind.TIDAL, Kind.FAIR} : new Kind[] {Kind.FAIR, Kind.TIDAL};
+        // Each repetition starts with the next scheduler, so none always runs on a cold JVM.
+        Kind[] order = new Kind[Kind.values().length];
+        for (int k = 0; k < order.length; k++) {
+          order[k] = Kind.values()[(k + rep - 1) % order.length];
+        }
         Map<Kind, Result> results = new LinkedHashMap<Kind, Result>();
         Map<Kind, Long> gcMillis = new LinkedHashMap<Kind, Long>();
         for (Kind kind : order) {
@@ -69,10 +74,14 @@ public final class RmSchedulerBench {
           System.out.println("done: " + w.name() + " run " + rep + " " + kind);
         }
         Result tidal = results.get(Kind.TIDAL);
-        Result fair = results.get(Kind.FAIR);
-        rows.add(row(w, rep, "Tidal", tidal, gcMillis.get(Kind.TIDAL)));
-        rows.add(row(w, rep, "FairScheduler", fair, gcMillis.get(Kind.FAIR)));
-        rows.add(ratioRow(w, rep, fair, tidal));
+        for (Kind kind : Kind.values()) {
+          rows.add(row(w, rep, kind.label, results.get(kind), gcMillis.get(kind)));
+        }
+        for (Kind kind : Kind.values()) {
+          if (kind != Kind.TIDAL) {
+            rows.add(ratioRow(w, rep, kind, results.get(kind), tidal));
+          }
+        }
       }
     }
     System.out.println();
@@ -86,7 +95,7 @@ public final class RmSchedulerBench {
     }
     System.out.println(
         "\nTimes in µs. NODE_UPDATE: scheduler.handle(NodeUpdateSchedulerEvent); allocate():"
-            + " scheduler.allocate. Ratio rows: FairScheduler / Tidal.");
+            + " scheduler.allocate. Ratio rows: the other scheduler / Tidal.");
     // The RMs leave non-daemon timer threads of Hadoop's behind.
     System.exit(0);
   }
@@ -121,17 +130,18 @@ public final class RmSchedulerBench {
         gcMillis);
   }
 
-  private static String ratioRow(Workload w, int rep, Result fair, Result tidal) {
-    Stats fn = new Stats(fair.nodeUpdateNanos);
+  private static String ratioRow(Workload w, int rep, Kind kind, Result other, Result tidal) {
+    Stats fn = new Stats(other.nodeUpdateNanos);
     Stats tn = new Stats(tidal.nodeUpdateNanos);
-    Stats fa = new Stats(fair.allocateNanos);
+    Stats fa = new Stats(other.allocateNanos);
     Stats ta = new Stats(tidal.allocateNanos);
     return String.format(
         Locale.ROOT,
-        "| %s | %d | FS / Tidal | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | | | %.2f× |"
+        "| %s | %d | %s / Tidal | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | | | %.2f× |"
             + " |",
         w.name(),
         rep,
+        kind.label,
         fn.p50 / tn.p50,
         fn.p99 / tn.p99,
         fn.mean / tn.mean,
@@ -139,7 +149,7 @@ public final class RmSchedulerBench {
         fa.p99 / ta.p99,
         fa.mean / ta.mean,
         fa.max / ta.max,
-        fair.containersPerSchedulerSecond() / tidal.containersPerSchedulerSecond());
+        other.containersPerSchedulerSecond() / tidal.containersPerSchedulerSecond());
   }
 
   private static long gcMillis() {

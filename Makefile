@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-conformance test-it demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
+.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-conformance test-it test-it-hadoop3 demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
 
 all: build
 
@@ -66,6 +66,11 @@ browser-deps:
 
 test-it: jar browser-deps
 	$(MVN) -f it-tests/pom.xml $(MVN_NATIVE) verify
+
+# Tidal's Hadoop 3 adapter on a Hadoop 3.4.3 mini cluster: a MapReduce job and a Tez 0.10.4 DAG
+# in two queues at once under DRF, and a job in an admitted LQ under BoPF (some 2-3 minutes).
+test-it-hadoop3: jar
+	$(MVN) -f it-tests/hadoop3/pom.xml $(MVN_NATIVE) verify
 
 demo: demo-yarn demo-sim
 
@@ -225,4 +230,4 @@ cloudlab-local: cloudlab-venv cloudlab-bundle cloudlab-ssh
 
 clean:
 	$(CARGO) clean
-	rm -rf java/*/target it-tests/target docker/build
+	rm -rf java/*/target it-tests/target it-tests/hadoop3/target docker/build

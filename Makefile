@@ -29,7 +29,7 @@ jar: native
 
 build: jar
 
-test: test-rust test-java test-conformance test-it test-cloudlab
+test: test-rust test-java test-conformance test-it-hadoop3 test-it test-cloudlab
 
 # Formatting and lints gate the Rust tests; rustup installs the components where missing.
 lint-rust: deps

@@ -1,6 +1,5 @@
 package org.tidal.yarn;
 
-import java.lang.reflect.Method;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
@@ -25,12 +24,6 @@ import org.apache.hadoop.yarn.util.Records;
  * reads them from there. Its ACLs are answered by {@link QueueAccess}.
  */
 final class TidalQueue implements Queue {
-  /**
-   * {@code QueueInfo.setQueuePath}, which Hadoop 3.4's clients print ({@code yarn queue -status})
-   * and 3.3 does not have; looked up once so that the same jar runs on both.
-   */
-  private static final Method SET_QUEUE_PATH = queuePathSetter();
-
   private final QueueManager queues;
   private final String name;
   private final QueueMetrics metrics;
@@ -49,13 +42,8 @@ final class TidalQueue implements Queue {
   static QueueInfo newQueueInfo(String fullName) {
     QueueInfo info = Records.newRecord(QueueInfo.class);
     info.setQueueName(fullName);
-    if (SET_QUEUE_PATH != null) {
-      try {
-        SET_QUEUE_PATH.invoke(info, fullName);
-      } catch (ReflectiveOperationException e) {
-        throw new IllegalStateException("QueueInfo.setQueuePath failed", e);
-      }
-    }
+    // Hadoop 3's clients print the path too (yarn queue -status).
+    info.setQueuePath(fullName);
     return info;
   }
 
@@ -87,14 +75,6 @@ final class TidalQueue implements Queue {
   @Override
   public AbstractUsersManager getAbstractUsersManager() {
     return activeUsersManager;
-  }
-
-  private static Method queuePathSetter() {
-    try {
-      return QueueInfo.class.getMethod("setQueuePath", String.class);
-    } catch (NoSuchMethodException e) {
-      return null;
-    }
   }
 
   /** The queue's active users, under the name every Hadoop line's adapter gives them. */

@@ -338,6 +338,16 @@ pub struct Settings {
     pub default_max_am_share: Option<f64>,
 }
 
+/// YARN's maximum allocation of memory and vcores, with GPUs and FPGAs bounded only by the core's
+/// overflow limit: Hadoop 3's RM holds asks to each resource type's maximum before they reach the
+/// scheduler.
+pub fn max_allocation(memory_mb: i64, vcores: i64) -> Resources {
+    let mut max = Resources::new(memory_mb, vcores);
+    max.set(ResourceKind::Gpus, MAX_RESOURCE_AMOUNT);
+    max.set(ResourceKind::Fpgas, MAX_RESOURCE_AMOUNT);
+    max
+}
+
 /// The history sample interval unless configured: a second.
 pub const DEFAULT_HISTORY_SAMPLE_INTERVAL_MS: i64 = 1_000;
 /// The longest history sample interval: an hour.
@@ -348,7 +358,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             min_allocation: Resources::new(1024, 1),
-            max_allocation: Resources::new(8192, 32),
+            max_allocation: max_allocation(8192, 32),
             max_assign_per_heartbeat: 10,
             history_sample_interval_ms: DEFAULT_HISTORY_SAMPLE_INTERVAL_MS,
             reserve_containers: false,

@@ -437,7 +437,7 @@ mod tests {
         assert!(e(&DOC.replace("\"finished\":1", "\"finished\":3")).contains("progress[0]"));
         assert!(e(&DOC.replace("\"stage\":\"m\"", "\"stage\":\"q\"")).contains("progress[0].stage"));
         assert!(e(&DOC.replace("\"tasks\":4", "\"tasks\":-4")).contains("stages[0].tasks"));
-        assert!(e(&DOC.replace("vcores\":1}", "gpus\":1}")).contains("demand.gpus"));
+        assert!(e(&DOC.replace("vcores\":1}", "tpus\":1}")).contains("demand.tpus"));
         assert!(e(&DOC.replace("\"priorities\":[5]", "\"priorities\":[-1]")).contains("stages[0].priorities[0]"));
         assert!(e(&DOC.replace("\"tasks\":4", "\"taks\":4")).contains("unknown field"));
         let cyclic = DOC.replace("\"duration_ms\":1000,", "\"duration_ms\":1000,\"parents\":[\"r\"],");

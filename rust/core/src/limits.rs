@@ -20,7 +20,7 @@
 //! The checks are functions of one queue level (its limits and what it holds); the ones that
 //! apply along a queue's ancestors take the chain, leaf first, as [`Level`]s.
 
-use crate::resource::{Resources, MAX_RESOURCE_AMOUNT};
+use crate::resource::{ResourceKind, Resources, MAX_RESOURCE_AMOUNT};
 use serde::Serialize;
 
 /// The limits one `<queue>` gives.
@@ -217,30 +217,54 @@ fn parse_am_share(text: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("'{t}' is not a fraction in [0, 1] or -1 (no check)"))
 }
 
-/// FairScheduler's resource notation, `"X mb, Y vcores"`: both amounts, each once, in any order.
+/// FairScheduler's resource notation: `"X mb, Y vcores"`, with `"Z gpus"` or `"Z yarn.io/gpu"`
+/// (and FPGAs) as Hadoop 3 adds, or Hadoop 3's `"memory-mb=X, vcores=Y, yarn.io/gpu=Z"`. Memory
+/// and vcores are required, each amount given once, in any order.
 pub fn parse_resources(text: &str) -> Result<Resources, String> {
-    let (mut mb, mut vcores) = (None, None);
+    let whole = text.trim();
+    let mut out = Resources::ZERO;
+    let mut given = [false; crate::resource::DIMS];
     for part in text.split(',') {
-        let part: String = part.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
-        let (slot, number) = if let Some(n) = part.strip_suffix("vcores") {
-            (&mut vcores, n)
-        } else if let Some(n) = part.strip_suffix("mb") {
-            (&mut mb, n)
-        } else {
-            return Err(format!("'{}' is not \"X mb, Y vcores\"", text.trim()));
+        let part = part.trim().to_ascii_lowercase();
+        let (number, name) = match part.split_once('=') {
+            Some((name, number)) => (number.trim().to_string(), name.trim().to_string()),
+            None => {
+                let split = part.find(|c: char| !c.is_ascii_digit()).unwrap_or(part.len());
+                (part[..split].to_string(), part[split..].trim().to_string())
+            }
         };
-        let v = number.parse::<i64>().ok().filter(|v| (0..=MAX_RESOURCE_AMOUNT).contains(v)).ok_or_else(|| {
-            format!("'{number}' in '{}' is not a whole number in [0, {MAX_RESOURCE_AMOUNT}]", text.trim())
-        })?;
-        if slot.replace(v).is_some() {
-            return Err(format!("'{}' gives an amount twice", text.trim()));
+        let kind = match name.as_str() {
+            "mb" => Some(ResourceKind::MemoryMb),
+            "vcores" => Some(ResourceKind::Vcores),
+            "gpus" => Some(ResourceKind::Gpus),
+            "fpgas" => Some(ResourceKind::Fpgas),
+            other => ResourceKind::parse(other),
         }
+        .filter(|k| {
+            matches!(k, ResourceKind::MemoryMb | ResourceKind::Vcores | ResourceKind::Gpus | ResourceKind::Fpgas)
+        })
+        .ok_or_else(|| {
+            format!(
+                "'{}' in '{whole}' is not \"N mb\", \"N vcores\", \"N gpus\" or \"N fpgas\" (or name=N)",
+                part.trim()
+            )
+        })?;
+        let v =
+            number.parse::<i64>().ok().filter(|v| (0..=MAX_RESOURCE_AMOUNT).contains(v)).ok_or_else(|| {
+                format!("'{number}' in '{whole}' is not a whole number in [0, {MAX_RESOURCE_AMOUNT}]")
+            })?;
+        if std::mem::replace(&mut given[kind as usize], true) {
+            return Err(format!("'{whole}' gives an amount twice"));
+        }
+        out.set(kind, v);
     }
-    match (mb, vcores) {
-        (Some(m), Some(v)) => Ok(Resources::new(m, v)),
-        (None, _) => Err(format!("'{}' is missing the mb amount (\"X mb, Y vcores\")", text.trim())),
-        (_, None) => Err(format!("'{}' is missing the vcores amount (\"X mb, Y vcores\")", text.trim())),
+    if !given[ResourceKind::MemoryMb as usize] {
+        return Err(format!("'{whole}' is missing the mb amount (\"X mb, Y vcores\")"));
     }
+    if !given[ResourceKind::Vcores as usize] {
+        return Err(format!("'{whole}' is missing the vcores amount (\"X mb, Y vcores\")"));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -254,8 +278,13 @@ mod tests {
         assert!(parse_resources("1024 mb").unwrap_err().contains("vcores"));
         assert!(parse_resources("2 vcores").unwrap_err().contains("mb"));
         assert!(parse_resources("1 mb, 2 mb, 1 vcores").unwrap_err().contains("twice"));
-        assert!(parse_resources("x mb, 1 vcores").unwrap_err().contains("'x'"));
+        assert!(parse_resources("x mb, 1 vcores").unwrap_err().contains("'x mb'"));
         assert!(parse_resources("1 gb, 1 vcores").is_err());
+        assert_eq!(parse_resources("2048 mb, 2 vcores, 4 gpus"), Ok(Resources::with_gpus(2048, 2, 4)));
+        assert_eq!(parse_resources("vcores=2, memory-mb=2048, yarn.io/gpu=4"), Ok(Resources::with_gpus(2048, 2, 4)));
+        assert_eq!(parse_resources("1 mb, 1 vcores, 2 yarn.io/fpga").unwrap().get(ResourceKind::Fpgas), 2);
+        assert!(parse_resources("1 mb, 1 vcores, 1 disk_read_mbps").unwrap_err().contains("disk_read_mbps"));
+        assert!(parse_resources("1 mb, 1 vcores, 1 gpus, 2 gpus").unwrap_err().contains("twice"));
     }
 
     #[test]

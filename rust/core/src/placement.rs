@@ -96,6 +96,14 @@ impl Rule {
         }
     }
 
+    fn uses_groups(&self) -> bool {
+        match &self.kind {
+            RuleKind::PrimaryGroup | RuleKind::SecondaryGroupExistingQueue => true,
+            RuleKind::NestedUserQueue(nested) => nested.uses_groups(),
+            RuleKind::Specified | RuleKind::User | RuleKind::Default(_) | RuleKind::Reject => false,
+        }
+    }
+
     /// The queue this rule would use, before `create` is considered; `Next` when it has none.
     fn queue_for(&self, requested: &str, user: &str, groups: &[String], queues: &dyn Queues) -> Outcome {
         let no_groups = || {
@@ -170,6 +178,12 @@ impl PlacementPolicy {
 
     pub fn rules(&self) -> &[Rule] {
         &self.rules
+    }
+
+    /// Whether any rule reads the user's groups. The shim resolves groups only then: Hadoop's
+    /// group mapping may fork a shell per lookup, which every submission would pay for nothing.
+    pub fn uses_groups(&self) -> bool {
+        self.rules.iter().any(Rule::uses_groups)
     }
 
     /// The full name of the queue for an app submitted to `requested` by `user` whose groups

@@ -1,15 +1,17 @@
 //! Multi-resource vectors.
 //!
 //! A fixed-size array keeps every resource operation allocation-free on the heartbeat path.
-//! YARN 2.7 only knows memory and vcores; the other dimensions exist for the simulator and for
-//! the multi-resource papers (CPU, memory, disk in/out, network in/out).
+//! YARN 2.7 only knows memory and vcores. Hadoop 3's countable resource types that clusters
+//! declare in practice, GPUs and FPGAs (`yarn.io/gpu`, `yarn.io/fpga`), are dimensions of their
+//! own; disk and network exist for the simulator and the multi-resource papers (CPU, memory,
+//! disk in/out, network in/out).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub, SubAssign};
 
 /// Number of resource dimensions the core tracks.
-pub const DIMS: usize = 6;
+pub const DIMS: usize = 8;
 
 /// Largest amount accepted in any resource dimension of a node (about an exabyte of memory in
 /// MB): larger values can only be corrupt input, and refusing them keeps sums from overflowing.
@@ -25,6 +27,8 @@ pub enum ResourceKind {
     DiskWriteMbps = 3,
     NetInMbps = 4,
     NetOutMbps = 5,
+    Gpus = 6,
+    Fpgas = 7,
 }
 
 impl ResourceKind {
@@ -35,6 +39,8 @@ impl ResourceKind {
         ResourceKind::DiskWriteMbps,
         ResourceKind::NetInMbps,
         ResourceKind::NetOutMbps,
+        ResourceKind::Gpus,
+        ResourceKind::Fpgas,
     ];
 
     /// The name used in configuration files, traces and JSON.
@@ -46,30 +52,62 @@ impl ResourceKind {
             ResourceKind::DiskWriteMbps => "disk_write_mbps",
             ResourceKind::NetInMbps => "net_in_mbps",
             ResourceKind::NetOutMbps => "net_out_mbps",
+            ResourceKind::Gpus => "gpus",
+            ResourceKind::Fpgas => "fpgas",
         }
     }
 
-    /// Parses a resource name; accepts the YARN spellings `memory-mb` and `memory` too.
+    /// Parses a resource name; accepts the YARN spellings `memory-mb`, `memory`, `yarn.io/gpu`
+    /// and `yarn.io/fpga` too.
     pub fn parse(name: &str) -> Option<ResourceKind> {
         let n = name.trim().to_ascii_lowercase().replace('-', "_");
         match n.as_str() {
             "memory" | "memory_mb" | "mem" => Some(ResourceKind::MemoryMb),
             "vcores" | "cpu" | "cpus" => Some(ResourceKind::Vcores),
+            "gpu" | "yarn.io/gpu" => Some(ResourceKind::Gpus),
+            "fpga" | "yarn.io/fpga" => Some(ResourceKind::Fpgas),
             _ => ResourceKind::ALL.into_iter().find(|k| k.name() == n),
         }
     }
 }
 
-/// A vector of resource amounts in integer units (MB, vcores, Mbps).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+/// A vector of resource amounts in integer units (MB, vcores, Mbps, devices).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Default, Serialize)]
 pub struct Resources(pub [i64; DIMS]);
+
+/// Reads a vector of at most [`DIMS`] amounts, the missing trailing ones zero: vectors written
+/// before GPUs and FPGAs were dimensions have six.
+pub fn deserialize_dims<'de, D, T>(deserializer: D) -> Result<[T; DIMS], D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de> + Default + Copy,
+{
+    let values = Vec::<T>::deserialize(deserializer)?;
+    if values.len() > DIMS {
+        return Err(serde::de::Error::custom(format!("{} resource amounts, more than {DIMS}", values.len())));
+    }
+    let mut out = [T::default(); DIMS];
+    out[..values.len()].copy_from_slice(&values);
+    Ok(out)
+}
+
+impl<'de> Deserialize<'de> for Resources {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Resources, D::Error> {
+        deserialize_dims(deserializer).map(Resources)
+    }
+}
 
 impl Resources {
     pub const ZERO: Resources = Resources([0; DIMS]);
 
     /// Memory and vcores only, the two dimensions YARN 2.7 schedules.
     pub const fn new(memory_mb: i64, vcores: i64) -> Resources {
-        Resources([memory_mb, vcores, 0, 0, 0, 0])
+        Resources([memory_mb, vcores, 0, 0, 0, 0, 0, 0])
+    }
+
+    /// Memory, vcores and GPUs, as a Hadoop 3 container or node with `yarn.io/gpu` has them.
+    pub const fn with_gpus(memory_mb: i64, vcores: i64, gpus: i64) -> Resources {
+        Resources([memory_mb, vcores, 0, 0, 0, 0, gpus, 0])
     }
 
     pub fn get(&self, kind: ResourceKind) -> i64 {
@@ -252,7 +290,9 @@ mod tests {
         assert_eq!(ResourceKind::parse("memory-mb"), Some(ResourceKind::MemoryMb));
         assert_eq!(ResourceKind::parse("VCORES"), Some(ResourceKind::Vcores));
         assert_eq!(ResourceKind::parse("net_out_mbps"), Some(ResourceKind::NetOutMbps));
-        assert_eq!(ResourceKind::parse("gpu"), None);
+        assert_eq!(ResourceKind::parse("yarn.io/gpu"), Some(ResourceKind::Gpus));
+        assert_eq!(ResourceKind::parse("yarn.io/fpga"), Some(ResourceKind::Fpgas));
+        assert_eq!(ResourceKind::parse("yarn.io/tpu"), None);
     }
 
     #[test]
@@ -261,5 +301,15 @@ mod tests {
         assert_eq!(r.to_string(), "<memory:2048, vcores:2>");
         r.set(ResourceKind::NetInMbps, 10);
         assert_eq!(r.to_string(), "<memory:2048, vcores:2, net_in_mbps:10>");
+        assert_eq!(Resources::with_gpus(1, 1, 2).to_string(), "<memory:1, vcores:1, gpus:2>");
+    }
+
+    #[test]
+    fn vectors_written_with_six_dimensions_read_with_zero_devices() {
+        let old: Resources = serde_json::from_str("[1024,2,3,4,5,6]").unwrap();
+        assert_eq!(old.0, [1024, 2, 3, 4, 5, 6, 0, 0]);
+        let now = Resources::with_gpus(1, 2, 3);
+        assert_eq!(serde_json::from_str::<Resources>(&serde_json::to_string(&now).unwrap()).unwrap(), now);
+        assert!(serde_json::from_str::<Resources>("[1,2,3,4,5,6,7,8,9]").is_err());
     }
 }

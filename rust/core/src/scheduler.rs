@@ -20,7 +20,7 @@ use crate::history::History;
 use crate::holds::{AppReservationView, Hold, Reservations};
 use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx, MAX_ALLOCATION_ID};
 use crate::limits::{self, Level, QueueLimits};
-use crate::placement::{self, QueueType};
+use crate::placement::{self, PlacementPolicy, QueueType};
 use crate::policy::{self, Admission, AppPolicy, NodeOffer, PathKey, Policy};
 use crate::queue_order::QueueOrder;
 use crate::request::{Ask, Placement};
@@ -768,6 +768,12 @@ impl Scheduler {
         policy.place(requested, user, groups, &LiveQueues(&self.state)).map_err(|reason| {
             CoreError::Config(format!("application of user '{user}' rejected by queue placement: {reason}"))
         })
+    }
+
+    /// Whether placing an app reads its user's groups (a group rule in the placement policy);
+    /// without one, [`Scheduler::place_app`] and [`Scheduler::submit_app`] may be given none.
+    pub fn placement_uses_groups(&self) -> bool {
+        self.queue_file.placement.as_ref().is_some_and(PlacementPolicy::uses_groups)
     }
 
     /// Places an app as [`Scheduler::place_app`] says, creating its queue when the placement

@@ -18,11 +18,12 @@
 
 use crate::error::{CoreError, Result};
 use crate::history::{HistoryTail, TAIL_ADMISSIONS, TAIL_BURSTS, TAIL_SAMPLE_ENTRIES};
-use crate::resource::DIMS;
+use crate::resource::{deserialize_dims, DIMS};
 use serde::{Deserialize, Serialize};
 
-/// The snapshot format this build writes. It reads version 1 too, which has no history.
-pub const SNAPSHOT_VERSION: u32 = 2;
+/// The snapshot format this build writes. It reads versions 1 (no history) and 2 (six resource
+/// dimensions, no GPUs or FPGAs) too; version 3 has eight, which older builds refuse by version.
+pub const SNAPSHOT_VERSION: u32 = 3;
 
 /// Largest snapshot document accepted, in bytes.
 pub const MAX_SNAPSHOT_BYTES: usize = 16 << 20;
@@ -77,7 +78,8 @@ pub struct QueueSnapshot {
     pub created_ms: i64,
     pub integrated_until_ms: i64,
     /// Integral of the queue's usage in resource-milliseconds up to `integrated_until_ms`, per
-    /// resource dimension.
+    /// resource dimension (six in snapshots written before GPUs and FPGAs were dimensions).
+    #[serde(deserialize_with = "deserialize_dims")]
     pub usage_integral: [f64; DIMS],
 }
 
@@ -242,7 +244,7 @@ mod tests {
                 name: "root.a".into(),
                 created_ms: 1_000,
                 integrated_until_ms: 5_000,
-                usage_integral: [0.1, 1e300, 0.0, 0.0, 0.0, 3.0],
+                usage_integral: [0.1, 1e300, 0.0, 0.0, 0.0, 3.0, 2.0, 0.0],
             }],
             history: Some(HistoryTail::default()),
         }
@@ -272,7 +274,7 @@ mod tests {
         assert!(err("[1]").contains("not a JSON object"), "{}", err("[1]"));
         assert!(err("{").contains("not valid JSON"), "{}", err("{"));
         assert!(err("{}").contains("'version' is missing"));
-        assert!(err(r#"{"version":3}"#).contains("'version' is 3; this build reads versions 1 to 2"));
+        assert!(err(r#"{"version":4}"#).contains("'version' is 4; this build reads versions 1 to 3"));
         assert!(err(r#"{"version":"1"}"#).contains("'version' is \"1\""));
         assert!(err(r#"{"version":1}"#).contains("now_ms"), "{}", err(r#"{"version":1}"#));
         let mut v = serde_json::to_value(minimal()).unwrap();

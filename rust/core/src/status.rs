@@ -2,20 +2,35 @@
 
 use crate::acl::QueueAcls;
 use crate::policy::BurstView;
-use crate::resource::Resources;
+use crate::resource::{ResourceKind, Resources};
 use crate::scheduler::Scheduler;
 use crate::state::{ClusterState, FairShares, ParentIdx, ParentQueue, Queue, ROOT_PARENT};
 use serde::Serialize;
 
+/// YARN's dimensions of a vector; GPUs and FPGAs only where there are any, as a cluster without
+/// them shows none.
 #[derive(Debug, Serialize, PartialEq)]
 pub struct ResourceView {
     pub memory_mb: i64,
     pub vcores: i64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gpus: i64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fpgas: i64,
+}
+
+fn is_zero(v: &i64) -> bool {
+    *v == 0
 }
 
 impl From<Resources> for ResourceView {
     fn from(r: Resources) -> Self {
-        ResourceView { memory_mb: r.memory_mb(), vcores: r.vcores() }
+        ResourceView {
+            memory_mb: r.memory_mb(),
+            vcores: r.vcores(),
+            gpus: r.get(ResourceKind::Gpus),
+            fpgas: r.get(ResourceKind::Fpgas),
+        }
     }
 }
 

@@ -128,10 +128,10 @@ fn inputs_beyond_the_work_limits_are_refused() {
 
     // Every resource stored in 100 ms slots: the same horizon needs more points than the profile
     // may hold.
-    let all = Resources([1 << 20, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10]);
+    let all = Resources([1 << 20, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10]);
     let mut wide =
         AdmissionController::new(AdmissionConfig { resolution_ms: 100, ..AdmissionConfig::new(all) }).unwrap();
-    let mut lq = stream("wide", 0, Resources([1000, 1, 1, 1, 1, 1]));
+    let mut lq = stream("wide", 0, Resources([1000, 1, 1, 1, 1, 1, 1, 1]));
     lq.burst = BurstSpec { period_ms: MAX_PERIOD_MS, deadline_ms: 1000, demand: lq.burst.demand };
     lq.cycles = 4;
     let (field, problem) = field_of(wide.admit_lq(lq));
@@ -165,9 +165,9 @@ fn largest_accepted_lq(name: &str) -> LqSpec {
 /// resources: the limits must admit that, not reject it as too large.
 #[test]
 fn the_papers_simulation_horizon_is_within_the_limits() {
-    let all = Resources([1 << 20, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10]);
+    let all = Resources([1 << 20, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10, 1 << 10]);
     let mut c = AdmissionController::new(AdmissionConfig::new(all)).unwrap();
-    let mut lq = stream("paper", 0, Resources([1000, 1, 1, 1, 1, 1]));
+    let mut lq = stream("paper", 0, Resources([1000, 1, 1, 1, 1, 1, 1, 1]));
     lq.burst = BurstSpec { period_ms: 1_000_000, deadline_ms: 60_000, demand: lq.burst.demand };
     lq.cycles = 500;
     assert_eq!(c.admit_lq(lq).unwrap().class, AdmissionClass::Hard);

@@ -41,8 +41,8 @@ fn lq_configuration_is_parsed_and_validated() {
     assert!(err(&lq("a", 100, 20, 0).replace("<memory-mb>0</memory-mb>", "")).contains("burst.demand"));
     assert!(err("<queue name=\"a\"><type>lq</type><period-sec>1</period-sec></queue>").contains("needs <"));
     assert!(err("<queue name=\"a\"><type>lq</type><period-sec>9</period-sec><deadline-sec>1</deadline-sec>\
-                 <burst-demand><gpus>1</gpus></burst-demand></queue>")
-    .contains("unknown resource <gpus>"));
+                 <burst-demand><tpus>1</tpus></burst-demand></queue>")
+    .contains("unknown resource <tpus>"));
     assert!(err("<queue name=\"a\"><period-sec>9</period-sec></queue>").contains("not <type>lq</type>"));
     assert!(err("<queue name=\"a\"><type>batch</type></queue>").contains("lq or tq"));
 }
@@ -477,4 +477,32 @@ fn a_burst_survives_a_stage_barrier_and_ends_with_its_apps() {
     s.remove_app(2).unwrap();
     s.node_heartbeat(0, 3_000, &[], &mut Vec::new(), 100).unwrap();
     assert_eq!(phase(&s), "idle");
+}
+
+/// GPUs are a dimension of admission: an LQ whose burst is small in memory and vcores but
+/// declared in GPU-seconds is judged on the cluster's GPUs. Cluster: 4 nodes of 8 GB / 8 vcores /
+/// 2 GPUs, one TQ. 400 GPU-seconds over a 60 s deadline is a 6.7-GPU rate within the 8 GPUs and
+/// within the fair share of a 150 s period (8 * 150 / 2 = 600): Hard. 700 GPU-seconds exceeds
+/// that share: Elastic, though its memory and vcores alone would be Hard.
+#[test]
+fn lq_bursts_declared_in_gpus_are_admitted_on_the_clusters_gpus() {
+    let gpu_lq = |gpu_seconds: i64| {
+        format!(
+            "<queue name=\"tq\"/><queue name=\"gpu\"><type>lq</type><period-sec>150</period-sec>\
+             <deadline-sec>60</deadline-sec><burst-demand><memory-mb>{}</memory-mb><vcores>60</vcores>\
+             <gpus>{gpu_seconds}</gpus></burst-demand></queue>",
+            60 * GB
+        )
+    };
+    let admitted = |gpu_seconds: i64| {
+        let mut s = scheduler("bopf", &gpu_lq(gpu_seconds));
+        for i in 0..4 {
+            s.add_node(i, 100 + i, 1, Resources::with_gpus(8 * GB, 8, 2)).unwrap();
+        }
+        s.node_heartbeat(0, 1_000, &[], &mut Vec::new(), 10).unwrap();
+        class(&s, "root.gpu")
+    };
+    assert_eq!(admitted(400), "hard");
+    assert_eq!(admitted(700), "elastic");
+    assert_eq!(admitted(0), "hard", "the same LQ without GPUs");
 }

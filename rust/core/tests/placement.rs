@@ -216,3 +216,25 @@ fn nested_user_queue_is_created_under_the_group_parent() {
         scheduler(r#"<rule name="nestedUserQueue"><rule name="default" queue="root"/></rule><rule name="default"/>"#);
     assert_eq!(s.submit_app(1, "default", "alice", &[]).unwrap(), "root.alice");
 }
+
+/// Groups are looked up only for a policy with a group rule (nested ones included): the shim
+/// skips Hadoop's group mapping otherwise.
+#[test]
+fn only_group_rules_need_the_users_groups() {
+    for (rules, uses) in [
+        (r#"<rule name="specified"/><rule name="user"/>"#, false),
+        (r#"<rule name="specified" create="false"/><rule name="reject"/>"#, false),
+        (r#"<rule name="nestedUserQueue"><rule name="specified"/></rule><rule name="default"/>"#, false),
+        (r#"<rule name="primaryGroup"/>"#, true),
+        (r#"<rule name="secondaryGroupExistingQueue"/><rule name="default"/>"#, true),
+        (
+            r#"<rule name="nestedUserQueue"><rule name="primaryGroup" create="false"/></rule><rule name="default"/>"#,
+            true,
+        ),
+    ] {
+        assert_eq!(policy(rules).unwrap().uses_groups(), uses, "{rules}");
+        assert_eq!(scheduler(rules).placement_uses_groups(), uses, "{rules}");
+    }
+    let none = Scheduler::from_xml("<tidal><queue name=\"default\"/></tidal>", Settings::default()).unwrap();
+    assert!(!none.placement_uses_groups(), "no policy: the requested queue");
+}

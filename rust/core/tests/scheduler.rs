@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use tidal_core::config::Settings;
 use tidal_core::request::Ask;
 use tidal_core::state::ClusterState;
-use tidal_core::{CoreError, Decision, Locality, Resources, Scheduler};
+use tidal_core::{CoreError, Decision, Locality, ResourceKind, Resources, Scheduler};
 
 fn scheduler(queues: &[(&str, f64)]) -> Scheduler {
     let body: String =
@@ -563,4 +563,36 @@ fn a_reservation_ends_when_its_ask_is_withdrawn_or_its_app_leaves() {
     s.add_app(2, "a", "u").unwrap();
     s.update_asks(2, &[any_ask(0, 1, GB, 1)], &[], &[]).unwrap();
     assert_eq!(heartbeat(&mut s, 0, &[])[0].kind, tidal_core::DecisionKind::Start);
+}
+
+/// DRF over memory, vcores and GPUs: a queue of one-GPU tasks and a queue of two-vcore tasks grow
+/// with equal dominant shares (GPUs for one, vcores for the other), and no node starts more GPUs
+/// than it has. After twelve containers that is four GPU tasks (4 of 8 GPUs) and eight CPU tasks
+/// (16 of 32 vcores); counting only memory and vcores would give the GPU queue eight.
+#[test]
+fn drf_counts_gpus_as_a_resource() {
+    let mut s = scheduler(&[("gpu", 1.0), ("cpu", 1.0)]);
+    for i in 0..4 {
+        s.add_node(i, 100 + i, 1, Resources::with_gpus(8 * GB, 8, 2)).unwrap();
+    }
+    s.add_app(1, "gpu", "u").unwrap();
+    s.add_app(2, "cpu", "u").unwrap();
+    let gpu_task = Ask { capability: Resources::with_gpus(GB, 1, 1), ..any_ask(1, 100, GB, 1) };
+    s.update_asks(1, &[gpu_task], &[], &[]).unwrap();
+    s.update_asks(2, &[any_ask(1, 100, GB, 2)], &[], &[]).unwrap();
+    // One container per heartbeat, so DRF picks at every offer.
+    for beat in 0..12 {
+        let mut out = Vec::new();
+        s.node_heartbeat(beat % 4, 0, &[], &mut out, 1).unwrap();
+        assert_eq!(out.len(), 1, "heartbeat {beat} started nothing");
+    }
+    let st = s.state();
+    let gpus_on = |node: u32| {
+        st.allocations.values().filter(|a| a.node == node).map(|a| a.resources.get(ResourceKind::Gpus)).sum::<i64>()
+    };
+    assert!((0..4).all(|n| gpus_on(n) <= 2), "a node started more GPUs than it has");
+    let (g, c) = (queue_share(st, "root.gpu"), queue_share(st, "root.cpu"));
+    assert!((g - 0.5).abs() <= 1.0 / 8.0 + 1e-9 && (c - 0.5).abs() <= 1.0 / 8.0 + 1e-9, "gpu={g} cpu={c}");
+    let gpu_tasks = st.allocations.values().filter(|a| a.resources.get(ResourceKind::Gpus) == 1).count();
+    assert!((3..=5).contains(&gpu_tasks), "{gpu_tasks} GPU tasks of 12");
 }

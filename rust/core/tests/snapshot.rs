@@ -203,7 +203,7 @@ fn invalid_snapshots_are_refused_and_leave_the_instance_usable() {
     let mut s = scheduler("bopf");
     let err = |s: &mut Scheduler, json: &str| s.restore_json(json).unwrap_err().to_string();
     assert!(err(&mut s, "not json").contains("not a JSON object"));
-    assert!(err(&mut s, &good.replacen("\"version\":2", "\"version\":7", 1)).contains("'version' is 7"));
+    assert!(err(&mut s, &good.replacen("\"version\":3", "\"version\":7", 1)).contains("'version' is 7"));
     assert!(err(&mut s, &good.replacen("\"now_ms\"", "\"now\"", 1)).contains("now"));
     let bad_xml = good.replacen("<type>lq</type>", "<type>xq</type>", 1);
     assert!(err(&mut s, &bad_xml).contains("runtime_queues[0].xml"), "{}", err(&mut s, &bad_xml));

@@ -50,7 +50,7 @@ layout! {
         /// arguments the other side reads as other types and crash the JVM. Bump it in the Rust
         /// table whenever a native method or a layout value changes (a test holds it to a
         /// fingerprint of both).
-        BRIDGE_VERSION: jint = 3;
+        BRIDGE_VERSION: jint = 5;
     }
     group "location" {
         /// Location id of the YARN "any" resource name (`ResourceRequest.ANY`).
@@ -58,7 +58,7 @@ layout! {
     }
     group "ask" {
         /// Longs per ask record passed to `TidalNative.allocate`.
-        ASK_STRIDE: usize = 6;
+        ASK_STRIDE: usize = 8;
         /// Ask record field: the priority of the request.
         ASK_PRIORITY: usize = 0;
         /// Ask record field: the location id of the request's resource name (a host, a rack or
@@ -74,10 +74,14 @@ layout! {
         ASK_MEMORY_MB: usize = 4;
         /// Ask record field: the virtual cores of each container.
         ASK_VCORES: usize = 5;
+        /// Ask record field: the GPUs (`yarn.io/gpu`) of each container.
+        ASK_GPUS: usize = 6;
+        /// Ask record field: the FPGAs (`yarn.io/fpga`) of each container.
+        ASK_FPGAS: usize = 7;
     }
     group "decision" {
         /// Longs per decision record written by `TidalNative.nodeHeartbeat`.
-        DECISION_STRIDE: usize = 7;
+        DECISION_STRIDE: usize = 9;
         /// Decision record field: the allocation id of the container to start (0 for a
         /// reservation made or ended).
         DEC_ALLOCATION_ID: usize = 0;
@@ -94,6 +98,10 @@ layout! {
         DEC_VCORES: usize = 5;
         /// Decision record field: what to do, a `KIND_` value.
         DEC_KIND: usize = 6;
+        /// Decision record field: the GPUs of the container.
+        DEC_GPUS: usize = 7;
+        /// Decision record field: the FPGAs of the container.
+        DEC_FPGAS: usize = 8;
     }
     group "kind" {
         /// Value of the [`DEC_KIND`] field: start a container.

@@ -323,11 +323,13 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_addNode<'l>(
     rack: jint,
     memory_mb: jlong,
     vcores: jlong,
+    gpus: jlong,
+    fpgas: jlong,
 ) {
     guard(&mut env, |_| {
         let (node, host, rack) =
             (wire::node_id(node)?, wire::location(host, "host location")?, wire::location(rack, "rack location")?);
-        let capacity = tidal_core::Resources::new(memory_mb, vcores);
+        let capacity = wire::yarn_resources(memory_mb, vcores, gpus, fpgas);
         with_instance(handle, |inst| Ok(inst.scheduler.add_node(node, host, rack, capacity)?))
     })
 }
@@ -356,9 +358,11 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_updateNodeResource<'l>(
     node: jint,
     memory_mb: jlong,
     vcores: jlong,
+    gpus: jlong,
+    fpgas: jlong,
 ) {
     guard(&mut env, |_| {
-        let (node, capacity) = (wire::node_id(node)?, tidal_core::Resources::new(memory_mb, vcores));
+        let (node, capacity) = (wire::node_id(node)?, wire::yarn_resources(memory_mb, vcores, gpus, fpgas));
         with_instance(handle, |inst| Ok(inst.scheduler.update_node_resource(node, capacity)?))
     })
 }
@@ -394,6 +398,18 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_placeApp<'l>(
         let (queue, user, groups) = submission(env, &queue, &user, &groups)?;
         let placed = with_instance(handle, |inst| Ok(inst.scheduler.place_app(&queue, &user, &groups)?))?;
         jstring_of(env, &placed)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_placementUsesGroups<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jboolean {
+    guard(&mut env, |_| {
+        let uses = with_instance(handle, |inst| Ok(inst.scheduler.placement_uses_groups()))?;
+        Ok(jboolean::from(uses))
     })
 }
 
@@ -529,10 +545,12 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_adoptAllocation<'l>(
     priority: jint,
     memory_mb: jlong,
     vcores: jlong,
+    gpus: jlong,
+    fpgas: jlong,
 ) -> jlong {
     guard(&mut env, |_| {
         let (key, node) = (wire::app_key(app)?, wire::node_id(node)?);
-        let resources = tidal_core::Resources::new(memory_mb, vcores);
+        let resources = wire::yarn_resources(memory_mb, vcores, gpus, fpgas);
         let id = with_instance(handle, |inst| Ok(inst.scheduler.adopt(key, node, priority, resources)?))?;
         Ok(id as jlong)
     })

@@ -8,13 +8,21 @@ use tidal_core::ids::LocationId;
 use tidal_core::ids::MAX_ALLOCATION_ID;
 use tidal_core::ids::{AllocationId, AppKey, NodeId};
 use tidal_core::request::Ask;
-use tidal_core::{Decision, Resources};
+use tidal_core::{Decision, ResourceKind, Resources};
 
 /// A malformed array or out-of-range value from the Java side.
 #[derive(Debug, PartialEq)]
 pub struct WireError(pub String);
 
 type WireResult<T> = Result<T, WireError>;
+
+/// A YARN container's or node's amounts: memory, vcores, and the GPUs and FPGAs of Hadoop 3's
+/// resource types (always 0 on Hadoop 2).
+pub fn yarn_resources(memory_mb: i64, vcores: i64, gpus: i64, fpgas: i64) -> Resources {
+    let mut r = Resources::with_gpus(memory_mb, vcores, gpus);
+    r.set(ResourceKind::Fpgas, fpgas);
+    r
+}
 
 pub fn node_id(v: i32) -> WireResult<NodeId> {
     u32::try_from(v).map_err(|_| WireError(format!("node id {v} is negative")))
@@ -82,7 +90,7 @@ pub fn settings(raw: &[i64]) -> WireResult<Settings> {
     };
     Ok(Settings {
         min_allocation: Resources::new(raw[SET_MIN_MEMORY_MB], raw[SET_MIN_VCORES]),
-        max_allocation: Resources::new(raw[SET_MAX_MEMORY_MB], raw[SET_MAX_VCORES]),
+        max_allocation: tidal_core::config::max_allocation(raw[SET_MAX_MEMORY_MB], raw[SET_MAX_VCORES]),
         max_assign_per_heartbeat: max_assign,
         reserve_containers,
         default_max_am_share,
@@ -123,7 +131,7 @@ pub fn decode_asks(raw: &[i64], out: &mut Vec<Ask>) -> WireResult<()> {
             location,
             num_containers: rec[ASK_NUM_CONTAINERS],
             relax_locality,
-            capability: Resources::new(rec[ASK_MEMORY_MB], rec[ASK_VCORES]),
+            capability: yarn_resources(rec[ASK_MEMORY_MB], rec[ASK_VCORES], rec[ASK_GPUS], rec[ASK_FPGAS]),
         });
     }
     Ok(())
@@ -158,6 +166,8 @@ pub fn encode_decisions(decisions: &[Decision], out: &mut Vec<i64>) {
         rec[DEC_LOCALITY] = locality_value(d.locality);
         rec[DEC_MEMORY_MB] = d.resources.memory_mb();
         rec[DEC_VCORES] = d.resources.vcores();
+        rec[DEC_GPUS] = d.resources.get(ResourceKind::Gpus);
+        rec[DEC_FPGAS] = d.resources.get(ResourceKind::Fpgas);
         rec[DEC_KIND] = kind_value(d.kind);
         out.extend_from_slice(&rec);
     }
@@ -181,14 +191,15 @@ mod tests {
     #[test]
     fn asks_round_trip_and_reject_bad_shapes() {
         let mut asks = Vec::new();
-        decode_asks(&[3, 0, 2, 1, 1024, 1, 3, 7, 1, 0, 1024, 1], &mut asks).unwrap();
+        decode_asks(&[3, 0, 2, 1, 1024, 1, 0, 0, 3, 7, 1, 0, 1024, 1, 2, 1], &mut asks).unwrap();
         assert_eq!(asks.len(), 2);
+        assert_eq!(asks[1].capability, yarn_resources(1024, 1, 2, 1));
         assert_eq!(asks[1].location, 7);
         assert!(!asks[1].relax_locality);
-        assert!(decode_asks(&[1, 2, 3], &mut asks).unwrap_err().0.contains("multiple of 6"));
-        assert!(decode_asks(&[1, -1, 1, 1, 1, 1], &mut asks).unwrap_err().0.contains("location"));
-        assert!(decode_asks(&[1, 0, 1, 2, 1, 1], &mut asks).unwrap_err().0.contains("relaxLocality"));
-        assert!(decode_asks(&[1i64 << 40, 0, 1, 1, 1, 1], &mut asks).unwrap_err().0.contains("priority"));
+        assert!(decode_asks(&[1, 2, 3], &mut asks).unwrap_err().0.contains("multiple of 8"));
+        assert!(decode_asks(&[1, -1, 1, 1, 1, 1, 0, 0], &mut asks).unwrap_err().0.contains("location"));
+        assert!(decode_asks(&[1, 0, 1, 2, 1, 1, 0, 0], &mut asks).unwrap_err().0.contains("relaxLocality"));
+        assert!(decode_asks(&[1i64 << 40, 0, 1, 1, 1, 1, 0, 0], &mut asks).unwrap_err().0.contains("priority"));
     }
 
     #[test]
@@ -199,20 +210,20 @@ mod tests {
             app: 4,
             priority: 20,
             locality: Locality::RackLocal,
-            resources: Resources::new(2048, 2),
+            resources: Resources::with_gpus(2048, 2, 1),
         };
         let mut out = Vec::new();
         encode_decisions(&[d, d], &mut out);
-        assert_eq!(&out[..7], &[9, 4, 20, 1, 2048, 2, 1]);
-        assert_eq!(out.len(), 14);
+        assert_eq!(&out[..9], &[9, 4, 20, 1, 2048, 2, 1, 1, 0]);
+        assert_eq!(out.len(), 18);
     }
 
     #[test]
     fn the_heartbeat_exchange_must_hold_the_ids_in_and_the_records_out() {
-        assert_eq!(heartbeat_exchange(70, 70, 10), Ok((70, 10)));
-        assert_eq!(heartbeat_exchange(70, 0, 0), Ok((0, 0)));
-        assert!(heartbeat_exchange(70, 71, 1).unwrap_err().0.contains("71 completed ids"));
-        assert!(heartbeat_exchange(69, 0, 10).unwrap_err().0.contains("need 70"));
+        assert_eq!(heartbeat_exchange(90, 90, 10), Ok((90, 10)));
+        assert_eq!(heartbeat_exchange(90, 0, 0), Ok((0, 0)));
+        assert!(heartbeat_exchange(90, 91, 1).unwrap_err().0.contains("91 completed ids"));
+        assert!(heartbeat_exchange(89, 0, 10).unwrap_err().0.contains("need 90"));
         assert!(heartbeat_exchange(60, -1, 1).unwrap_err().0.contains("negative"));
         assert!(heartbeat_exchange(60, 1, -1).unwrap_err().0.contains("negative"));
     }

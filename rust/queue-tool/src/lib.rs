@@ -429,7 +429,9 @@ impl Reader<'_, '_> {
                         Outcome::Changed,
                         node,
                         Some(queue),
-                        format!("resource type '{left_out}' left out: Tidal's notation has memory and vcores"),
+                        format!(
+                            "resource type '{left_out}' left out: Tidal's notation has memory, vcores, GPUs and FPGAs"
+                        ),
                     );
                 }
                 Some(c.text)

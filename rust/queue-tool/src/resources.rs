@@ -1,5 +1,6 @@
 //! FairScheduler's resource notations (`<minResources>`, `<maxResources>`) into the one Tidal's
-//! queue file takes: `"X mb, Y vcores"`.
+//! queue file takes: `"X mb, Y vcores"`, with `", Z gpus"` and `", W fpgas"` for Hadoop 3's
+//! `yarn.io/gpu` and `yarn.io/fpga`.
 //!
 //! FairScheduler reads, case-insensitively:
 //! - `"X mb, Y vcores"` (Hadoop 2): a number followed by each unit, anywhere in the text, in any
@@ -17,7 +18,7 @@ use std::sync::OnceLock;
 /// A converted resource amount and the resource types it left out, with why.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Converted {
-    /// `"X mb, Y vcores"`.
+    /// `"X mb, Y vcores"`, then any GPUs and FPGAs.
     pub text: String,
     /// Resource types of the input that Tidal's notation has no place for.
     pub left_out: Vec<String>,
@@ -33,12 +34,12 @@ pub fn convert(text: &str) -> Result<Converted, String> {
             text.trim()
         ));
     }
-    let (mb, vcores, left_out) = if lower.contains('=') { by_type(&lower)? } else { by_unit(&lower)? };
-    Ok(Converted { text: format!("{mb} mb, {vcores} vcores"), left_out })
+    let (text, left_out) = if lower.contains('=') { by_type(&lower)? } else { by_unit(&lower)? };
+    Ok(Converted { text, left_out })
 }
 
 /// Hadoop 2's `"X mb, Y vcores"`: the first number before each unit.
-fn by_unit(lower: &str) -> Result<(u64, u64, Vec<String>), String> {
+fn by_unit(lower: &str) -> Result<(String, Vec<String>), String> {
     static PATTERNS: OnceLock<[Regex; 2]> = OnceLock::new();
     let [mb, vcores] = PATTERNS.get_or_init(|| {
         ["mb", "vcores"].map(|unit| Regex::new(&format!(r"(\d+)(\.\d*)?\s*{unit}")).expect("a valid pattern"))
@@ -50,19 +51,21 @@ fn by_unit(lower: &str) -> Result<(u64, u64, Vec<String>), String> {
             .ok_or_else(|| format!("'{lower}' gives no amount in {unit} (FairScheduler refuses it too)"))?;
         whole.parse::<u64>().map_err(|_| format!("'{whole}' {unit} is out of range"))
     };
-    Ok((amount(mb, "mb")?, amount(vcores, "vcores")?, Vec::new()))
+    Ok((format!("{} mb, {} vcores", amount(mb, "mb")?, amount(vcores, "vcores")?), Vec::new()))
 }
 
-/// Hadoop 3's `"memory-mb=X, vcores=Y, ..."`: memory and vcores convert, other types are left
-/// out; both must be given since Tidal's notation has no "unlimited".
-fn by_type(lower: &str) -> Result<(u64, u64, Vec<String>), String> {
-    let (mut mb, mut vcores, mut left_out) = (None, None, Vec::new());
+/// Hadoop 3's `"memory-mb=X, vcores=Y, ..."`: memory, vcores, GPUs and FPGAs convert, other types
+/// are left out; memory and vcores must be given since Tidal's notation has no "unlimited".
+fn by_type(lower: &str) -> Result<(String, Vec<String>), String> {
+    let (mut mb, mut vcores, mut gpus, mut fpgas, mut left_out) = (None, None, None, None, Vec::new());
     for part in lower.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (name, amount) = part.split_once('=').ok_or_else(|| format!("'{part}' is not 'resource=amount'"))?;
         let (name, amount) = (name.trim(), amount.trim());
         let slot = match name {
             "memory-mb" | "memory" => &mut mb,
             "vcores" => &mut vcores,
+            "yarn.io/gpu" => &mut gpus,
+            "yarn.io/fpga" => &mut fpgas,
             _ => {
                 left_out.push(name.to_string());
                 continue;
@@ -73,10 +76,16 @@ fn by_type(lower: &str) -> Result<(u64, u64, Vec<String>), String> {
         })?;
         *slot = Some(value);
     }
-    match (mb, vcores) {
-        (Some(mb), Some(vcores)) => Ok((mb, vcores, left_out)),
-        _ => Err(format!("'{lower}' must give both memory-mb and vcores for Tidal's \"X mb, Y vcores\"")),
+    let (Some(mb), Some(vcores)) = (mb, vcores) else {
+        return Err(format!("'{lower}' must give both memory-mb and vcores for Tidal's \"X mb, Y vcores\""));
+    };
+    let mut text = format!("{mb} mb, {vcores} vcores");
+    for (amount, unit) in [(gpus, "gpus"), (fpgas, "fpgas")] {
+        if let Some(n) = amount {
+            text.push_str(&format!(", {n} {unit}"));
+        }
     }
+    Ok((text, left_out))
 }
 
 #[cfg(test)]
@@ -100,9 +109,11 @@ mod tests {
     #[test]
     fn hadoop3_forms() {
         assert_eq!(ok("vcores=8, memory-mb=16384"), "16384 mb, 8 vcores");
-        let c = convert("memory-mb=4096, vcores=4, yarn.io/gpu=2").unwrap();
+        assert_eq!(ok("memory-mb=4096, vcores=4, yarn.io/gpu=2"), "4096 mb, 4 vcores, 2 gpus");
+        assert_eq!(ok("yarn.io/fpga=1, vcores=4, memory-mb=4096"), "4096 mb, 4 vcores, 1 fpgas");
+        let c = convert("memory-mb=4096, vcores=4, example.com/tpu=2").unwrap();
         assert_eq!(c.text, "4096 mb, 4 vcores");
-        assert_eq!(c.left_out, vec!["yarn.io/gpu".to_string()]);
+        assert_eq!(c.left_out, vec!["example.com/tpu".to_string()]);
     }
 
     #[test]

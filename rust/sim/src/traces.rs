@@ -372,8 +372,8 @@ mod tests {
         let e =
             format!("{:#}", parse_tpch_spark("{\"format\":\n\"dag-trace-v1\",", &TpchOptions::default()).unwrap_err());
         assert!(e.contains("line 2"), "{e}");
-        let o = TpchOptions { executors: 2, task_demand: Some(ResourceSpec([("gpus".to_string(), 1)].into())) };
-        assert!(format!("{:#}", parse_tpch_spark(TPCH, &o).unwrap_err()).contains("unknown resource 'gpus'"));
+        let o = TpchOptions { executors: 2, task_demand: Some(ResourceSpec([("tpus".to_string(), 1)].into())) };
+        assert!(format!("{:#}", parse_tpch_spark(TPCH, &o).unwrap_err()).contains("unknown resource 'tpus'"));
     }
 
     #[test]

@@ -177,9 +177,9 @@ fn bad_specs_name_the_problem() {
     let err = format!("{:#}", runner::run_spec(&Spec::load(&p).unwrap(), false).unwrap_err());
     assert!(err.contains("policy 'lottery' is not available"), "{err}");
     let p = dir.join("bad-resource.toml");
-    std::fs::write(&p, "[cluster]\nmachines = 2\nmachine = { memory_mb = 8192, gpus = 8 }\n[workload]\ntype = \"carbyne\"\njobs = 2\narrivals = \"poisson\"\nsource = { type = \"generator\", family = \"tpch\" }\n").unwrap();
+    std::fs::write(&p, "[cluster]\nmachines = 2\nmachine = { memory_mb = 8192, tpus = 8 }\n[workload]\ntype = \"carbyne\"\njobs = 2\narrivals = \"poisson\"\nsource = { type = \"generator\", family = \"tpch\" }\n").unwrap();
     let err = format!("{:#}", runner::run_spec(&Spec::load(&p).unwrap(), false).unwrap_err());
-    assert!(err.contains("cluster.machine") && err.contains("gpus"), "{err}");
+    assert!(err.contains("cluster.machine") && err.contains("tpus"), "{err}");
     let p = dir.join("missing-trace.toml");
     std::fs::write(&p, "[cluster]\nmachines = 2\nmachine = { memory_mb = 8192, vcores = 8 }\n[workload]\ntype = \"carbyne\"\narrivals = \"trace\"\nsource = { type = \"swim\", file = \"no-such.tsv\" }\n").unwrap();
     let err = format!("{:#}", runner::run_spec(&Spec::load(&p).unwrap(), false).unwrap_err());
@@ -311,9 +311,9 @@ fn sub_second_lq_periods_run_and_bad_lq_knobs_are_named() {
     yarn.sim.task_resources = Some(vec!["memory_mb".into(), "vcores".into()]);
     let run2 = runner::run_spec(&yarn, false).unwrap();
     assert!(run2.allocated[2..].iter().all(|&a| a == 0.0), "only memory and vcores are asked for");
-    yarn.sim.task_resources = Some(vec!["gpus".into()]);
+    yarn.sim.task_resources = Some(vec!["tpus".into()]);
     let err = format!("{:#}", runner::run_spec(&yarn, false).unwrap_err());
-    assert!(err.contains("sim.task_resources") && err.contains("'gpus'"), "{err}");
+    assert!(err.contains("sim.task_resources") && err.contains("'tpus'"), "{err}");
     let err = run("lq-factor.toml", spec("period_s = 100.0\ndeclared_factor = -1.0")).unwrap_err();
     assert!(err.contains("declared_factor"), "{err}");
     let err = run("lq-cp.toml", spec("period_s = 100.0\nmin_critical_path_s = 2000.0")).unwrap_err();

@@ -353,7 +353,7 @@ fn window_at_and_rates() {
     assert_eq!(q.window_at(104_000), None);
     assert_eq!(q.window_at(112_000), Some((1, 110_000, 114_000)));
     assert_eq!(q.window_at(100_000 + 500 * 10_000), None, "after the last cycle");
-    assert_eq!(q.rate(), [100.0, 2.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(q.rate(), [100.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
     let odd = lq("o", 10, 3, 10, 1, 0);
     assert_eq!(odd.rate_ceil(), Resources::new(4, 1));
 }

@@ -58,6 +58,9 @@ impl Default for CommittedProfile {
     }
 }
 
+// `with_k!` names every count below DIMS; a new dimension needs its arm.
+const _: () = assert!(DIMS == 8, "with_k! covers 1..=7 and DIMS");
+
 /// Runs `$body` with `$K` bound to the number of stored dimensions as a constant, so the inner
 /// loops over dimensions are unrolled.
 macro_rules! with_k {
@@ -81,6 +84,14 @@ macro_rules! with_k {
             }
             5 => {
                 const $K: usize = 5;
+                $body
+            }
+            6 => {
+                const $K: usize = 6;
+                $body
+            }
+            7 => {
+                const $K: usize = 7;
                 $body
             }
             _ => {
@@ -422,7 +433,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn v(x: i64) -> [i64; DIMS] {
-        [x, 2 * x, 0, 0, 0, -x]
+        [x, 2 * x, 0, 0, 0, -x, 0, 0]
     }
 
     #[test]
@@ -443,7 +454,7 @@ mod tests {
         p.add(&[(5000, 5001)], &v(1));
         assert_eq!(p.value_at(6), v(7));
         assert_eq!(p.value_at(5000), v(1));
-        assert_eq!(p.max_over(&[(4000, 6000)]), [1, 2, 0, 0, 0, 0]);
+        assert_eq!(p.max_over(&[(4000, 6000)]), [1, 2, 0, 0, 0, 0, 0, 0]);
         p.add(&[(5000, 5001)], &v(-1));
         p.add(&[(5, 10)], &v(-2));
         p.add(&[(3, 7)], &v(-5));
@@ -456,9 +467,9 @@ mod tests {
         let mut active = [false; DIMS];
         active[1] = true;
         let mut p = CommittedProfile::new(&active);
-        p.add(&[(0, 3)], &[9, 4, 9, 9, 9, 9]);
-        assert_eq!(p.value_at(1), [0, 4, 0, 0, 0, 0]);
-        assert_eq!(p.peak(), [0, 4, 0, 0, 0, 0]);
+        p.add(&[(0, 3)], &[9, 4, 9, 9, 9, 9, 9, 9]);
+        assert_eq!(p.value_at(1), [0, 4, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(p.peak(), [0, 4, 0, 0, 0, 0, 0, 0]);
     }
 
     fn ranges_strategy() -> impl Strategy<Value = Vec<SlotRange>> {
@@ -503,7 +514,7 @@ mod tests {
             for (ranges, d) in &ops {
                 // The pre-add max reported by the combined pass is the dense max before the add.
                 let before = ranges.iter().flat_map(|r| r.0..r.1).map(|s| dense[s as usize]).max();
-                let got = p.add_and_max(ranges, &[*d, 0, 0, 0, 0, 0]);
+                let got = p.add_and_max(ranges, &[*d, 0, 0, 0, 0, 0, 0, 0]);
                 prop_assert_eq!(got[0], before.unwrap_or(0));
                 for r in ranges {
                     for s in r.0..r.1 {
@@ -524,9 +535,9 @@ mod tests {
         /// rescan summaries) and queries reaching past the stored span.
         #[test]
         fn matches_dense_reference_across_groups_and_dimensions(
-            active in prop::array::uniform6(any::<bool>()).prop_filter("one dimension", |a| a.contains(&true)),
+            active in prop::array::uniform8(any::<bool>()).prop_filter("one dimension", |a| a.contains(&true)),
             ops in prop::collection::vec(
-                (wide_ranges_strategy(), prop::array::uniform6(-1000i64..1000), 0u8..5),
+                (wide_ranges_strategy(), prop::array::uniform8(-1000i64..1000), 0u8..5),
                 1..24,
             ),
             queries in prop::collection::vec(wide_ranges_strategy(), 1..8),

@@ -136,6 +136,33 @@ public class ConformanceReportTest {
     assertTrue(r.text(), r.text().contains(String.format("%-32s %6s %8s %8s", "TestA", 1, 1, 0)));
   }
 
+  /**
+   * Surefire's rerun: a test that passes on the rerun passes, and is listed with its first failure;
+   * one that fails every try stays failed.
+   */
+  @Test
+  public void aRerunPassIsListedAndARerunFailureStillFails() throws IOException {
+    dirs();
+    report(stock, "org.apache.x.TestA", "t1", PASS, "t2", PASS);
+    String flaky = ERROR.replace("error", "flakyError");
+    report(
+        tidal,
+        "org.tidal.y.TestA",
+        "t1",
+        flaky,
+        "t2",
+        ERROR + ERROR.replace("error", "rerunError"));
+    ConformanceReport r = compare("");
+    assertEquals(
+        Outcome.PASSED,
+        ConformanceReport.readReports(tidal.toPath()).get("TestA").get("t1").outcome());
+    assertEquals(1, r.errors().size());
+    assertTrue(r.errors().get(0), r.errors().get(0).contains("TestA#t2"));
+    assertTrue(r.text(), r.text().contains("Passed on the rerun only (not counted): 1"));
+    assertTrue(
+        r.text(), r.text().contains("TestA#t1  tidal, first try: java.lang.NullPointerException"));
+  }
+
   @Test
   public void failingUnderBothIsReportedNotCounted() throws IOException {
     dirs();

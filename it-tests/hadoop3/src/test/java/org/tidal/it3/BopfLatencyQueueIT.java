@@ -25,7 +25,8 @@ public class BopfLatencyQueueIT {
   public void jobInAdmittedLqRunsAsABurst() throws Exception {
     try (TidalMiniCluster cluster = TidalMiniCluster.start("bopf", "tidal-bopf-lq.xml")) {
       TidalRest rest = TidalRest.of(cluster);
-      JsonNode lq = awaitAdmitted(rest);
+      assertEquals("policy", "bopf", rest.queues().path("policy").asText());
+      JsonNode lq = rest.awaitClass(LQ, ADMITTED);
       System.out.printf(
           "== BoPF: LQ class %s (%s)%n",
           lq.path("class").asText(), lq.path("admission_reason").asText());
@@ -64,22 +65,6 @@ public class BopfLatencyQueueIT {
       } finally {
         yarn.stop();
       }
-    }
-  }
-
-  /** Admission runs once NodeManagers have registered: waits for the LQ's class. */
-  private static JsonNode awaitAdmitted(TidalRest rest) throws Exception {
-    assertEquals("policy", "bopf", rest.queues().path("policy").asText());
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (true) {
-      JsonNode lq = TidalRest.queue(rest.queues(), LQ);
-      if (ADMITTED.contains(lq.path("class").asText())) {
-        return lq;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("the LQ was not admitted as Hard or Soft: " + lq);
-      }
-      Thread.sleep(250);
     }
   }
 }

@@ -21,6 +21,7 @@ import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 
 /**
  * A Hadoop 3.4 ResourceManager with Tidal plugged in by class name, as yarn-site.xml would, and two
@@ -42,16 +43,39 @@ final class TidalMiniCluster implements AutoCloseable {
   static final String CHILD_OPTS =
       "-Xmx200m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData";
 
-  private final MiniYARNCluster cluster;
+  /** Hadoop 3's resource type for GPUs. */
+  static final String GPU = "yarn.io/gpu";
 
-  private TidalMiniCluster(MiniYARNCluster cluster) {
+  private final MiniYARNCluster cluster;
+  private final boolean resourceTypes;
+
+  private TidalMiniCluster(MiniYARNCluster cluster, boolean resourceTypes) {
     this.cluster = cluster;
+    this.resourceTypes = resourceTypes;
   }
 
   /** Starts the cluster with the queue file {@code queueResource} (a test resource). */
   static TidalMiniCluster start(String name, String queueResource) throws Exception {
+    return start(name, queueResource, 0);
+  }
+
+  /**
+   * Starts the cluster with {@code gpusPerNode} GPUs on every NodeManager when positive: {@link
+   * #GPU} declared as a resource type and advertised by configuration, as an operator without GPU
+   * discovery would (no GPU is needed). Resource types live in static state, set here for the whole
+   * JVM (daemons and test clients alike) and reset by {@link #close}.
+   */
+  static TidalMiniCluster start(String name, String queueResource, int gpusPerNode)
+      throws Exception {
     requireLoopbackHostname();
     Configuration conf = configuration(resourcePath(queueResource));
+    if (gpusPerNode > 0) {
+      conf.set(YarnConfiguration.RESOURCE_TYPES, GPU);
+      conf.setInt(YarnConfiguration.NM_RESOURCES_PREFIX + GPU, gpusPerNode);
+      ResourceUtils.resetResourceTypes(conf);
+      // NodeManagers read their resources once per JVM unless told to read them again.
+      ResourceUtils.resetNodeResources();
+    }
     // MiniYARNCluster puts its work dir under ./target, i.e. this module's target/.
     MiniYARNCluster cluster = new MiniYARNCluster("it3-" + name, 1, NODE_MANAGERS, 1, 1);
     try {
@@ -62,9 +86,10 @@ final class TidalMiniCluster implements AutoCloseable {
       }
     } catch (Exception | Error e) {
       cluster.stop();
+      resetResourceTypes(gpusPerNode > 0);
       throw e;
     }
-    return new TidalMiniCluster(cluster);
+    return new TidalMiniCluster(cluster, gpusPerNode > 0);
   }
 
   private static Configuration configuration(String queueFile) {
@@ -207,5 +232,13 @@ final class TidalMiniCluster implements AutoCloseable {
     // Queue metrics live in static registries; the next RM in this JVM must start clean.
     QueueMetrics.clearQueueMetrics();
     DefaultMetricsSystem.shutdown();
+    resetResourceTypes(resourceTypes);
+  }
+
+  private static void resetResourceTypes(boolean declared) {
+    if (declared) {
+      ResourceUtils.resetResourceTypes(new Configuration());
+      ResourceUtils.resetNodeResources();
+    }
   }
 }

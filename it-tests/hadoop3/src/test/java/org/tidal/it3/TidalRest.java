@@ -7,6 +7,8 @@ import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.URL;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.tidal.yarn.TidalScheduler;
 
 /**
@@ -44,6 +46,24 @@ final class TidalRest {
       }
     } finally {
       http.disconnect();
+    }
+  }
+
+  /**
+   * Waits up to 30 s for the admission class of queue {@code shortName} to be one of {@code
+   * classes} (admission runs as NodeManagers register); its status entry.
+   */
+  JsonNode awaitClass(String shortName, Set<String> classes) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      JsonNode q = queue(queues(), shortName);
+      if (classes.contains(q.path("class").asText())) {
+        return q;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("queue " + shortName + " is not in class " + classes + ": " + q);
+      }
+      Thread.sleep(250);
     }
   }
 

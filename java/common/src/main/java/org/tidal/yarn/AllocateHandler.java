@@ -187,7 +187,7 @@ final class AllocateHandler {
     }
   }
 
-  private static long[] packAsks(List<ResourceRequest> asks, LocationTable.Batch names) {
+  private long[] packAsks(List<ResourceRequest> asks, LocationTable.Batch names) {
     long[] packed = new long[asks.size() * WireLayout.ASK_STRIDE];
     int offset = 0;
     for (ResourceRequest ask : asks) {
@@ -197,6 +197,9 @@ final class AllocateHandler {
       packed[offset + WireLayout.ASK_RELAX_LOCALITY] = ask.getRelaxLocality() ? 1 : 0;
       packed[offset + WireLayout.ASK_MEMORY_MB] = ask.getCapability().getMemory();
       packed[offset + WireLayout.ASK_VCORES] = ask.getCapability().getVirtualCores();
+      packed[offset + WireLayout.ASK_GPUS] = line.devices(ask.getCapability(), LineBookkeeping.GPU);
+      packed[offset + WireLayout.ASK_FPGAS] =
+          line.devices(ask.getCapability(), LineBookkeeping.FPGA);
       offset += WireLayout.ASK_STRIDE;
     }
     return packed;

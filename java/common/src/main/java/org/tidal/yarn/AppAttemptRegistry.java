@@ -43,6 +43,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 final class AppAttemptRegistry {
   private static final Log LOG = LogFactory.getLog(AppAttemptRegistry.class);
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String[] NO_GROUPS = new String[0];
 
   private final CoreInstance core;
   private final QueueManager queues;
@@ -136,15 +137,20 @@ final class AppAttemptRegistry {
   /**
    * The user's groups, primary first, from Hadoop's group mapping (the RM's, which {@code yarn
    * rmadmin -refreshUserToGroupsMappings} refreshes); none when the mapping has none for the user,
-   * which placement rules on groups then report.
+   * which placement rules on groups then report. Looked up only for a placement policy with a group
+   * rule, as FairScheduler does: the default mapping forks a shell per uncached user, which would
+   * slow every submission's APP_ADDED for nothing.
    */
   private String[] groups(String user) {
+    if (!TidalNative.placementUsesGroups(core.handle())) {
+      return NO_GROUPS;
+    }
     try {
       List<String> groups = Groups.getUserToGroupsMappingService(conf).getGroups(user);
-      return groups.toArray(new String[0]);
+      return groups.toArray(NO_GROUPS);
     } catch (IOException e) {
       LOG.debug("No groups for user " + user + ": " + e.getMessage());
-      return new String[0];
+      return NO_GROUPS;
     }
   }
 

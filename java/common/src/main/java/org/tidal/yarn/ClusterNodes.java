@@ -37,6 +37,7 @@ final class ClusterNodes {
   private final TidalScheduler scheduler;
 
   private final CoreInstance core;
+  private final LineBookkeeping line;
   private final LocationTable locations;
   private final UsageMetrics usage;
   private final QueueMetrics rootMetrics;
@@ -67,7 +68,9 @@ final class ClusterNodes {
       RMContext rmContext,
       boolean usePortForNodeName,
       AppAttemptRegistry attempts,
-      AllocationIds ids) {
+      AllocationIds ids,
+      LineBookkeeping line) {
+    this.line = line;
     this.attempts = attempts;
     this.ids = ids;
     this.scheduler = scheduler;
@@ -104,7 +107,9 @@ final class ClusterNodes {
           names.intern(node.getNodeName()),
           names.intern(node.getRackName()),
           total.getMemory(),
-          total.getVirtualCores());
+          total.getVirtualCores(),
+          line.devices(total, LineBookkeeping.GPU),
+          line.devices(total, LineBookkeeping.FPGA));
     } catch (TidalException e) {
       freeNodeIds.add(id);
       throw e;
@@ -175,7 +180,9 @@ final class ClusterNodes {
             nodeId,
             container.getContainer().getPriority().getPriority(),
             resource.getMemory(),
-            resource.getVirtualCores());
+            resource.getVirtualCores(),
+            line.devices(resource, LineBookkeeping.GPU),
+            line.devices(resource, LineBookkeeping.FPGA));
     ids.booked(containerId, allocationId);
     LOG.info("Adopted running container " + containerId + " as allocation " + allocationId);
     return true;
@@ -193,7 +200,9 @@ final class ClusterNodes {
             names.intern(node.getNodeName()),
             names.intern(node.getRackName()),
             total.getMemory(),
-            total.getVirtualCores());
+            total.getVirtualCores(),
+            line.devices(total, LineBookkeeping.GPU),
+            line.devices(total, LineBookkeeping.FPGA));
       }
     }
   }
@@ -225,7 +234,12 @@ final class ClusterNodes {
     }
     Resource resource = resourceOption.getResource();
     TidalNative.updateNodeResource(
-        core.handle(), id, resource.getMemory(), resource.getVirtualCores());
+        core.handle(),
+        id,
+        resource.getMemory(),
+        resource.getVirtualCores(),
+        line.devices(resource, LineBookkeeping.GPU),
+        line.devices(resource, LineBookkeeping.FPGA));
     return true;
   }
 

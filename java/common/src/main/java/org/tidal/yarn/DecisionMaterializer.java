@@ -58,9 +58,11 @@ final class DecisionMaterializer {
     FiCaSchedulerApp app = attempts.attempt(field(d, offset, WireLayout.DEC_APP_KEY));
     Priority priority = Priority.newInstance((int) field(d, offset, WireLayout.DEC_PRIORITY));
     Resource capability =
-        Resource.newInstance(
-            (int) field(d, offset, WireLayout.DEC_MEMORY_MB),
-            (int) field(d, offset, WireLayout.DEC_VCORES));
+        line.resource(
+            field(d, offset, WireLayout.DEC_MEMORY_MB),
+            field(d, offset, WireLayout.DEC_VCORES),
+            field(d, offset, WireLayout.DEC_GPUS),
+            field(d, offset, WireLayout.DEC_FPGAS));
     int kind = (int) field(d, offset, WireLayout.DEC_KIND);
     if (kind == WireLayout.KIND_UNRESERVE) {
       reservations.cancel(node, "the application no longer asks for it");

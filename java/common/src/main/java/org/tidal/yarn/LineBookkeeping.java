@@ -46,6 +46,26 @@ public interface LineBookkeeping {
   /** Counts a new attempt in its queue's metrics. */
   void attemptSubmitted(TidalQueue queue, String user);
 
+  // Resources
+
+  /** Hadoop 3's resource type for GPUs, a dimension of the core's resource vector. */
+  String GPU = "yarn.io/gpu";
+
+  /** Hadoop 3's resource type for FPGAs, a dimension of the core's resource vector. */
+  String FPGA = "yarn.io/fpga";
+
+  /**
+   * A resource's amount of {@link #GPU} or {@link #FPGA}: 0 where the line or the cluster has no
+   * such resource type.
+   */
+  long devices(Resource resource, String type);
+
+  /**
+   * A resource of these amounts. The devices are non-zero only where the cluster declares their
+   * type (the core hands out only what nodes and asks had).
+   */
+  Resource resource(long memoryMb, long vcores, long gpus, long fpgas);
+
   // Asks
 
   /**

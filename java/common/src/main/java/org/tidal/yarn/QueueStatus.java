@@ -22,23 +22,38 @@ final class QueueStatus {
     }
   }
 
-  /** Memory and vcores, as the core reports an amount of resources. */
+  /** Memory, vcores, GPUs and FPGAs, as the core reports an amount of resources. */
   static final class Amount {
     final long memoryMb;
     final long vcores;
+    final long gpus;
+    final long fpgas;
 
-    Amount(long memoryMb, long vcores) {
+    Amount(long memoryMb, long vcores, long gpus, long fpgas) {
       this.memoryMb = memoryMb;
       this.vcores = vcores;
+      this.gpus = gpus;
+      this.fpgas = fpgas;
     }
 
     Amount(JsonNode node) {
-      this(node.path("memory_mb").longValue(), node.path("vcores").longValue());
+      this(
+          node.path("memory_mb").longValue(),
+          node.path("vcores").longValue(),
+          node.path("gpus").longValue(),
+          node.path("fpgas").longValue());
     }
 
-    /** The larger of the two fractions of {@code whole}: the dominant share. */
+    Amount plus(Amount other) {
+      return new Amount(
+          memoryMb + other.memoryMb, vcores + other.vcores, gpus + other.gpus, fpgas + other.fpgas);
+    }
+
+    /** The largest fraction of {@code whole} over the dimensions: the dominant share. */
     double dominantShareOf(Amount whole) {
-      return Math.max(share(memoryMb, whole.memoryMb), share(vcores, whole.vcores));
+      return Math.max(
+          Math.max(share(memoryMb, whole.memoryMb), share(vcores, whole.vcores)),
+          Math.max(share(gpus, whole.gpus), share(fpgas, whole.fpgas)));
     }
 
     private static double share(long part, long total) {
@@ -114,8 +129,7 @@ final class QueueStatus {
     final int waitingApps;
     final long runningContainers;
     final long pendingContainers;
-    final long usedMemoryMb;
-    final long usedVcores;
+    final Amount used;
     final Amount pending;
     final double dominantShare;
     final double fairShare;
@@ -137,8 +151,7 @@ final class QueueStatus {
       waitingApps = node.path("waiting_apps").intValue();
       runningContainers = node.path("running_containers").longValue();
       pendingContainers = node.path("pending_containers").longValue();
-      usedMemoryMb = node.path("used").path("memory_mb").longValue();
-      usedVcores = node.path("used").path("vcores").longValue();
+      used = new Amount(node.path("used"));
       pending = new Amount(node.path("pending"));
       dominantShare = node.path("dominant_share").doubleValue();
       fairShare = node.path("fair_share").doubleValue();
@@ -221,12 +234,10 @@ final class QueueStatus {
 
   /** What all queues use together. */
   Amount used() {
-    long memoryMb = 0;
-    long vcores = 0;
+    Amount sum = new Amount(0, 0, 0, 0);
     for (Leaf leaf : leaves) {
-      memoryMb += leaf.usedMemoryMb;
-      vcores += leaf.usedVcores;
+      sum = sum.plus(leaf.used);
     }
-    return new Amount(memoryMb, vcores);
+    return sum;
   }
 }

@@ -86,7 +86,7 @@ final class SchedulerInfo {
     queue.put("class", leaf.admissionClass);
     queue.put("admitted", !leaf.rejected());
     queue.put("admissionReason", leaf.admissionReason);
-    queue.set("usedResources", resources(leaf.usedMemoryMb, leaf.usedVcores));
+    queue.set("usedResources", resources(leaf.used));
     queue.set(
         "fairResources",
         resources(

@@ -55,7 +55,14 @@ public final class TidalNative {
   public static native void reconfigure(long handle, String allocationXml, long[] settings);
 
   public static native void addNode(
-      long handle, int nodeId, int hostLocation, int rackLocation, long memoryMb, long vcores);
+      long handle,
+      int nodeId,
+      int hostLocation,
+      int rackLocation,
+      long memoryMb,
+      long vcores,
+      long gpus,
+      long fpgas);
 
   /**
    * Every location id the core refers to (node hosts and racks, ask entries, blacklists), sorted;
@@ -66,7 +73,8 @@ public final class TidalNative {
   /** Removes a node and forgets every allocation still on it. */
   public static native void removeNode(long handle, int nodeId);
 
-  public static native void updateNodeResource(long handle, int nodeId, long memoryMb, long vcores);
+  public static native void updateNodeResource(
+      long handle, int nodeId, long memoryMb, long vcores, long gpus, long fpgas);
 
   /**
    * Registers an application attempt in a queue. The queue name may be short ("a") or full
@@ -80,6 +88,12 @@ public final class TidalNative {
    * yet. Changes nothing. Throws {@link TidalException} with the reason when the policy rejects.
    */
   public static native String placeApp(long handle, String queue, String user, String[] groups);
+
+  /**
+   * Whether the queue placement policy reads users' groups; when it does not, {@link #placeApp} and
+   * {@link #submitApp} may be given none.
+   */
+  public static native boolean placementUsesGroups(long handle);
 
   /**
    * Places an application as {@link #placeApp} does, creates its queue where the placement rule
@@ -147,7 +161,14 @@ public final class TidalNative {
    * negative or oversized resources.
    */
   public static native long adoptAllocation(
-      long handle, long appKey, int nodeId, int priority, long memoryMb, long vcores);
+      long handle,
+      long appKey,
+      int nodeId,
+      int priority,
+      long memoryMb,
+      long vcores,
+      long gpus,
+      long fpgas);
 
   /**
    * Tidal's own durable state as JSON (version 2): the clock, the queues registered at run time

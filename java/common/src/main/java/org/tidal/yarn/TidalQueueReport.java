@@ -25,7 +25,7 @@ public final class TidalQueueReport {
 
   TidalQueueReport(QueueStatus status, QueueStatus.Leaf leaf) {
     queueName = leaf.name;
-    used = Resources.createResource((int) leaf.usedMemoryMb, (int) leaf.usedVcores);
+    used = Resources.createResource((int) leaf.used.memoryMb, (int) leaf.used.vcores);
     pending = Resources.createResource((int) leaf.pending.memoryMb, (int) leaf.pending.vcores);
     cluster = Resources.createResource((int) status.cluster.memoryMb, (int) status.cluster.vcores);
     dominantShare = leaf.dominantShare;

@@ -141,7 +141,8 @@ public final class TidalShim {
               rmContext,
               usePortForNodeName,
               attempts,
-              ids);
+              ids,
+              line);
       clusterNodes.setMaxAssignPerHeartbeat(allocationFile.maxAssignPerHeartbeat());
       allocateHandler =
           new AllocateHandler(

@@ -18,13 +18,13 @@ public final class WireLayout {
    * the other side reads as other types and crash the JVM. Bump it in the Rust table whenever a
    * native method or a layout value changes (a test holds it to a fingerprint of both).
    */
-  public static final int BRIDGE_VERSION = 3;
+  public static final int BRIDGE_VERSION = 5;
 
   /** Location id of the YARN "any" resource name ({@code ResourceRequest.ANY}). */
   public static final int ANY_LOCATION = 0;
 
   /** Longs per ask record passed to {@link TidalNative#allocate}. */
-  public static final int ASK_STRIDE = 6;
+  public static final int ASK_STRIDE = 8;
 
   /** Ask record field: the priority of the request. */
   public static final int ASK_PRIORITY = 0;
@@ -50,8 +50,14 @@ public final class WireLayout {
   /** Ask record field: the virtual cores of each container. */
   public static final int ASK_VCORES = 5;
 
+  /** Ask record field: the GPUs ({@code yarn.io/gpu}) of each container. */
+  public static final int ASK_GPUS = 6;
+
+  /** Ask record field: the FPGAs ({@code yarn.io/fpga}) of each container. */
+  public static final int ASK_FPGAS = 7;
+
   /** Longs per decision record written by {@link TidalNative#nodeHeartbeat}. */
-  public static final int DECISION_STRIDE = 7;
+  public static final int DECISION_STRIDE = 9;
 
   /**
    * Decision record field: the allocation id of the container to start (0 for a reservation made or
@@ -79,6 +85,12 @@ public final class WireLayout {
 
   /** Decision record field: what to do, a {@code KIND_} value. */
   public static final int DEC_KIND = 6;
+
+  /** Decision record field: the GPUs of the container. */
+  public static final int DEC_GPUS = 7;
+
+  /** Decision record field: the FPGAs of the container. */
+  public static final int DEC_FPGAS = 8;
 
   /** Value of the {@link #DEC_KIND} field: start a container. */
   public static final int KIND_START = 0;

@@ -32,7 +32,7 @@ public class TestTidalHistory {
   @Before
   public void create() {
     handle = TidalNative.create(QUEUES, NativeSettings.forTests());
-    TidalNative.addNode(handle, 0, 1, 2, 8192, 8);
+    TidalNative.addNode(handle, 0, 1, 2, 8192, 8, 0, 0);
   }
 
   @After
@@ -52,7 +52,7 @@ public class TestTidalHistory {
   @Test
   public void heartbeatsRecordSharesTheBurstAndAdmissions() throws Exception {
     TidalNative.addApp(handle, LQ_APP, "lq", "alice");
-    long[] asks = {1, WireLayout.ANY_LOCATION, 4, 1, 1024, 1};
+    long[] asks = {1, WireLayout.ANY_LOCATION, 4, 1, 1024, 1, 0, 0};
     TidalNative.allocate(handle, LQ_APP, asks, new long[0], null, null);
     heartbeat(1000);
     heartbeat(1500);

@@ -37,7 +37,7 @@ public class TestTidalNativeErrors {
   @Before
   public void create() {
     handle = TidalNative.create("<tidal><queue name=\"a\"/></tidal>", SETTINGS);
-    TidalNative.addNode(handle, 0, 1, 2, 8192, 8);
+    TidalNative.addNode(handle, 0, 1, 2, 8192, 8, 0, 0);
     TidalNative.addApp(handle, APP, "a", "alice");
   }
 
@@ -170,7 +170,7 @@ public class TestTidalNativeErrors {
 
   /** Starts {@code count} containers of 1 GB for {@code app}; returns their allocation ids. */
   private long[] start(long app, int count) {
-    long[] asks = {1, WireLayout.ANY_LOCATION, count, 1, 1024, 1};
+    long[] asks = {1, WireLayout.ANY_LOCATION, count, 1, 1024, 1, 0, 0};
     TidalNative.allocate(handle, app, asks, null, null, null);
     ByteBuffer exchange = TidalNative.heartbeatBuffer(10 * WireLayout.DECISION_STRIDE);
     int made = TidalNative.nodeHeartbeat(handle, 0, 1000, exchange, 0, 10);

@@ -47,6 +47,18 @@ final class Hadoop2Bookkeeping implements LineBookkeeping {
     queue.getMetrics().submitAppAttempt(user);
   }
 
+  /** Hadoop 2 has no resource types: no devices. */
+  @Override
+  public long devices(Resource resource, String type) {
+    return 0;
+  }
+
+  /** Devices are always 0 here: Hadoop 2's nodes and asks have none for the core to hand out. */
+  @Override
+  public Resource resource(long memoryMb, long vcores, long gpus, long fpgas) {
+    return Resource.newInstance((int) memoryMb, (int) vcores);
+  }
+
   @Override
   public Resource outstanding(FiCaSchedulerApp app, Priority priority, String resourceName) {
     ResourceRequest request = app.getResourceRequest(priority, resourceName);

@@ -18,6 +18,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.PendingAsk
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 
 /**
  * Hadoop 3's bookkeeping calls. Hadoop 3 keys an attempt's asks by scheduler request key (priority
@@ -52,6 +53,32 @@ final class Hadoop3Bookkeeping implements LineBookkeeping {
   @Override
   public void attemptSubmitted(TidalQueue queue, String user) {
     queue.getMetrics().submitAppAttempt(user, false);
+  }
+
+  @Override
+  public long devices(Resource resource, String type) {
+    Integer index = ResourceUtils.getResourceTypeIndex().get(type);
+    return index == null ? 0 : resource.getResourceInformation(index).getValue();
+  }
+
+  @Override
+  public Resource resource(long memoryMb, long vcores, long gpus, long fpgas) {
+    Resource resource = Resource.newInstance(memoryMb, (int) vcores);
+    setDevices(resource, GPU, gpus);
+    setDevices(resource, FPGA, fpgas);
+    return resource;
+  }
+
+  private static void setDevices(Resource resource, String type, long amount) {
+    if (amount == 0) {
+      return;
+    }
+    Integer index = ResourceUtils.getResourceTypeIndex().get(type);
+    if (index == null) {
+      // The core hands out devices only that nodes and asks had, so the type was declared.
+      throw new IllegalStateException(amount + " " + type + " for a cluster without that type");
+    }
+    resource.setResourceValue(index, amount);
   }
 
   @Override

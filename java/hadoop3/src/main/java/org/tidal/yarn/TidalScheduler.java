@@ -95,22 +95,32 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
     super.serviceInit(conf);
     minimumAllocation =
         shim.init(conf, rmContext, applications, EMPTY_ALLOCATION, new Hadoop3Bookkeeping(this));
-    ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
-    if (types.length > 2) {
+    String others = typesBeyondTheCore(ResourceUtils.getResourceTypesArray());
+    if (!others.isEmpty()) {
       LOG.warn(
-          "Tidal schedules memory and vcores only; asks for any other resource type configured"
-              + " here ("
-              + extraTypeNames(types)
+          "Tidal schedules memory, vcores, "
+              + LineBookkeeping.GPU
+              + " and "
+              + LineBookkeeping.FPGA
+              + "; asks for the other resource types configured here ("
+              + others
               + ") are refused to their ApplicationMasters");
     }
   }
 
-  private static String extraTypeNames(ResourceInformation[] types) {
+  /** The names of the resource types the core has no dimension for, comma-separated. */
+  private static String typesBeyondTheCore(ResourceInformation[] types) {
     StringBuilder names = new StringBuilder();
     for (int i = 2; i < types.length; i++) {
-      names.append(i == 2 ? "" : ", ").append(types[i].getName());
+      if (!inCore(types[i].getName())) {
+        names.append(names.length() == 0 ? "" : ", ").append(types[i].getName());
+      }
     }
     return names.toString();
+  }
+
+  private static boolean inCore(String type) {
+    return type.equals(LineBookkeeping.GPU) || type.equals(LineBookkeeping.FPGA);
   }
 
   @Override
@@ -246,7 +256,7 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
   }
 
   /**
-   * Tidal's core knows memory and vcores; an ask for any other resource type (a GPU, say) fails the
+   * Tidal's core knows memory, vcores, GPUs and FPGAs; an ask for any other resource type fails the
    * AM's allocate call with a message naming it, rather than starting a container without it.
    */
   private static void refuseOtherResourceTypes(
@@ -254,9 +264,9 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
     for (ResourceRequest ask : asks) {
       ResourceInformation[] resources = ask.getCapability().getResources();
       for (int i = 2; i < resources.length; i++) {
-        if (resources[i].getValue() > 0) {
+        if (resources[i].getValue() > 0 && !inCore(resources[i].getName())) {
           throw new YarnRuntimeException(
-              "Tidal schedules memory and vcores only: "
+              "Tidal schedules memory, vcores, GPUs and FPGAs only: "
                   + attemptId
                   + " asks for "
                   + resources[i].getValue()

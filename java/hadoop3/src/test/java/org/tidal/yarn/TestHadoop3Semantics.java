@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ExecutionType;
 import org.apache.hadoop.yarn.api.records.ExecutionTypeRequest;
@@ -37,6 +38,7 @@ import org.junit.Test;
 /** What only Hadoop 3 asks of a scheduler, and how Tidal answers it. */
 public class TestHadoop3Semantics {
   private static final String GPU = "yarn.io/gpu";
+  private static final String TPU = "example.com/tpu";
 
   @Rule public final MockRmRule rms = new MockRmRule();
 
@@ -70,18 +72,43 @@ public class TestHadoop3Semantics {
     }
   }
 
+  /**
+   * GPUs are a dimension of the core: a node with two GPUs starts two one-GPU containers however
+   * much memory and vcores it has left, each container carries its GPU, and the queue's status
+   * counts them. A resource type the core has no dimension for is refused, naming it.
+   */
   @Test(timeout = 120000)
-  public void asksForOtherResourceTypesFailTheAllocateCallNamingTheType() throws Exception {
+  public void gpusAreScheduledAndOtherResourceTypesRefused() throws Exception {
     YarnConfiguration conf = conf(null);
-    conf.set(YarnConfiguration.RESOURCE_TYPES, GPU);
+    conf.set(YarnConfiguration.RESOURCE_TYPES, GPU + "," + TPU);
     ResourceUtils.resetResourceTypes(conf);
     try {
       MockRM rm = rms.start(conf);
-      MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
+      Resource node = Resource.newInstance(16384, 16, Collections.singletonMap(GPU, 2L));
+      MockNM nm = rm.registerNode("127.0.0.1:1234", node);
       MockAM am = launchAm(rm, "classpath", "alice", nm);
-      Resource withGpu = Resource.newInstance(1024, 1, Collections.singletonMap(GPU, 1L));
+      Resource oneGpu = Resource.newInstance(1024, 1, Collections.singletonMap(GPU, 1L));
+      am.allocate(
+          Collections.singletonList(
+              ResourceRequest.newInstance(Priority.newInstance(1), ResourceRequest.ANY, oneGpu, 3)),
+          new ArrayList<ContainerId>());
+      List<Container> started = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        nm.nodeHeartbeat(true);
+        started.addAll(
+            am.allocate(new ArrayList<ResourceRequest>(), new ArrayList<ContainerId>())
+                .getAllocatedContainers());
+      }
+      assertEquals("two GPUs, two one-GPU containers", 2, started.size());
+      for (Container c : started) {
+        assertEquals(1L, c.getResource().getResourceValue(GPU));
+      }
+      String status = ((TidalScheduler) rm.getResourceScheduler()).shim().statusJson();
+      assertTrue(status, status.contains("\"gpus\":2"));
+
+      Resource tpu = Resource.newInstance(1024, 1, Collections.singletonMap(TPU, 1L));
       ResourceRequest ask =
-          ResourceRequest.newInstance(Priority.newInstance(1), ResourceRequest.ANY, withGpu, 1);
+          ResourceRequest.newInstance(Priority.newInstance(2), ResourceRequest.ANY, tpu, 1);
       try {
         RmLine.allocate(
             rm.getResourceScheduler(),
@@ -90,12 +117,10 @@ public class TestHadoop3Semantics {
             null,
             null,
             null);
-        fail("an ask for a GPU must be refused");
+        fail("an ask for a resource type the core has no dimension for must be refused");
       } catch (YarnRuntimeException e) {
-        assertTrue(e.getMessage(), e.getMessage().contains("1 " + GPU));
+        assertTrue(e.getMessage(), e.getMessage().contains("1 " + TPU));
       }
-      // Asks for memory and vcores alone still go through.
-      am.allocate(ResourceRequest.ANY, 1024, 1, new ArrayList<ContainerId>());
     } finally {
       ResourceUtils.resetResourceTypes(new Configuration());
     }

@@ -70,7 +70,7 @@ public class HeartbeatJniBenchmark {
     settings[WireLayout.SET_DEFAULT_MAX_AM_SHARE_PPM] = -1;
     handle = TidalNative.create(QUEUES, settings);
     // Room for exactly the ten containers in flight between two heartbeats, and more.
-    TidalNative.addNode(handle, NODE, 1, 2, 16 * 1024, 16);
+    TidalNative.addNode(handle, NODE, 1, 2, 16 * 1024, 16, 0, 0);
     TidalNative.addApp(handle, APP, "a", "bench");
     long[] ask = new long[WireLayout.ASK_STRIDE];
     ask[WireLayout.ASK_PRIORITY] = PRIORITY;

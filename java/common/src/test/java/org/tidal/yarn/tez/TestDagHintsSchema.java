@@ -86,7 +86,7 @@ public class TestDagHintsSchema {
         new String[] {"memory_mb", "memory-mb", "MEMORY", "mem", " Vcores\\t", "cpu", "CPUS"}) {
       assertTrue(name, errors(String.format(document, name)).isEmpty());
     }
-    for (String name : new String[] {"gpu", "mem_mb", "memorymb", "v cores", "net_mbps"}) {
+    for (String name : new String[] {"tpu", "mem_mb", "memorymb", "v cores", "net_mbps"}) {
       assertFalse(name, errors(String.format(document, name)).isEmpty());
     }
   }

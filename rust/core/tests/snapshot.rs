@@ -197,6 +197,49 @@ fn the_restore_grace_keeps_classes_while_nodes_re_register() {
     }
 }
 
+/// A snapshot written before GPUs and FPGAs were dimensions (version 2, six amounts per vector)
+/// restores into this build: an RM upgraded across that change keeps its queues' history and
+/// bursts.
+#[test]
+fn a_six_dimension_version_2_snapshot_restores() {
+    let before = busy_bopf();
+    let mut doc: serde_json::Value = serde_json::from_str(&before.snapshot_json()).unwrap();
+    fn six(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (key, field) in map.iter_mut() {
+                    match field {
+                        serde_json::Value::Array(a)
+                            if ["usage_integral", "consumed", "integral_at_start"].contains(&key.as_str()) =>
+                        {
+                            assert_eq!(a.len(), 8, "{key}");
+                            a.truncate(6);
+                        }
+                        other => six(other),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(six),
+            _ => {}
+        }
+    }
+    six(&mut doc);
+    doc["version"] = 2.into();
+    let old = doc.to_string();
+    assert!(old.contains("\"usage_integral\":[") && old.contains("\"consumed\":["));
+
+    let mut after = scheduler("bopf");
+    let summary = after.restore_json(&old).unwrap();
+    add_nodes(&mut after, 0..NODES);
+    assert!(summary.policy_restored && summary.warnings.is_empty(), "{:?}", summary.warnings);
+    assert_eq!(names(&after), names(&before));
+    for name in names(&before) {
+        assert_eq!(view(&after, &name), view(&before, &name), "queue view of {name}");
+        assert_eq!(long_term(&after, &name), long_term(&before, &name), "long-term share of {name}");
+    }
+    assert!(view(&after, "root.lq").burst.unwrap().consumed[1] > 0.0, "the burst's consumption is back");
+}
+
 #[test]
 fn invalid_snapshots_are_refused_and_leave_the_instance_usable() {
     let good = busy_bopf().snapshot_json();

@@ -55,7 +55,7 @@ use crate::bopf::spec::TqSpec;
 use crate::config::{QueueFile, QueueKind};
 use crate::error::{CoreError, Result};
 use crate::ids::QueueIdx;
-use crate::resource::{Resources, DIMS};
+use crate::resource::{deserialize_dims, Resources, DIMS};
 use crate::state::{ClusterState, ParentIdx, ROOT_PARENT};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -108,7 +108,9 @@ struct BurstSnapshot {
     queue: String,
     phase: Phase,
     last_start_ms: Option<i64>,
+    #[serde(deserialize_with = "deserialize_dims")]
     consumed: [f64; DIMS],
+    #[serde(deserialize_with = "deserialize_dims")]
     integral_at_start: [f64; DIMS],
     started: u64,
     met_deadline: u64,

@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 import static org.tidal.yarn.TidalTestSupport.conf;
+import static org.tidal.yarn.TidalTestSupport.heartbeat;
 import static org.tidal.yarn.TidalTestSupport.launchAm;
 
 import java.util.ArrayList;
@@ -94,7 +95,7 @@ public class TestHadoop3Semantics {
           new ArrayList<ContainerId>());
       List<Container> started = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
-        nm.nodeHeartbeat(true);
+        heartbeat(rm, nm);
         started.addAll(
             am.allocate(new ArrayList<ResourceRequest>(), new ArrayList<ContainerId>())
                 .getAllocatedContainers());

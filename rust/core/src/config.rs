@@ -231,6 +231,18 @@ pub struct QueueConfig {
     pub app_policy: Option<AppPolicyKind>,
     /// FairScheduler's per-queue limits ([`crate::limits`]).
     pub limits: QueueLimits,
+    /// How long the queue's applications may run, for the host's RM to enforce.
+    pub lifetime: AppLifetime,
+}
+
+/// `<maxApplicationLifetime>` and `<defaultApplicationLifetime>` of a leaf queue, in seconds, as
+/// CapacityScheduler's per-queue `maximum-application-lifetime` and `default-application-lifetime`:
+/// an app asking for no lifetime gets the default, one asking for more than the maximum gets the
+/// maximum. `None` where the queue sets none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AppLifetime {
+    pub max_s: Option<u64>,
+    pub default_s: Option<u64>,
 }
 
 /// A parent queue (`<queue>` holding `<queue>` children, or `type="parent"`): it takes no apps;
@@ -259,6 +271,7 @@ impl QueueConfig {
             acls: QueueAcls::default(),
             app_policy: None,
             limits: QueueLimits::default(),
+            lifetime: AppLifetime::default(),
         }
     }
 
@@ -998,8 +1011,15 @@ fn parse_queue(
     let mut demand = None;
     let mut alpha = None;
     let mut slot_reservation = None;
+    let mut lifetime = AppLifetime::default();
     let bad = |line: u32, field: &str, text: &str, expected: &str| {
         CoreError::Config(format!("line {line}: queue '{name}' field {field}: '{text}' is not {expected}"))
+    };
+    let seconds = |line: u32, field: &str, text: &str| {
+        text.parse::<u64>()
+            .ok()
+            .filter(|s| *s >= 1)
+            .ok_or_else(|| bad(line, field, text, "a whole number of seconds >= 1"))
     };
     for child in node.children().filter(|n| n.is_element()) {
         let cline = line_of(doc, child);
@@ -1033,12 +1053,14 @@ fn parse_queue(
             "slot-reservation" => {
                 slot_reservation = Some(parse_slot_reservation(child, cline, &format!("queue '{name}'"))?)
             }
+            "maxApplicationLifetime" => lifetime.max_s = Some(seconds(cline, tag, text)?),
+            "defaultApplicationLifetime" => lifetime.default_s = Some(seconds(cline, tag, text)?),
             other => {
                 return Err(CoreError::Config(format!(
                     "line {cline}: queue '{name}': unknown element <{other}> (expected <weight>, <type>, \
                      <owner>, <period-sec>, <deadline-sec>, <first-burst-sec>, <cycles>, <burst-demand>, \
-                     <burst-demand-distribution>, <slot-reservation>, <app-policy>, <altruism-probability>, \
-                     <fairness-knob>, <aclSubmitApps>, <aclAdministerApps>, <maxRunningApps>, <maxAMShare>, \
+                     <burst-demand-distribution>, <slot-reservation>, <maxApplicationLifetime>, \
+                     <defaultApplicationLifetime>, <app-policy>, <altruism-probability>, <fairness-knob>, <aclSubmitApps>, <aclAdministerApps>, <maxRunningApps>, <maxAMShare>, \
                      <minResources>, <maxResources> or, for a parent, <queue>)"
                 )))
             }
@@ -1074,6 +1096,14 @@ fn parse_queue(
         }
         QueueKind::Throughput
     };
+    if let AppLifetime { max_s: Some(max), default_s: Some(default) } = lifetime {
+        if default > max {
+            return Err(CoreError::Config(format!(
+                "line {line}: queue '{name}' field defaultApplicationLifetime: {default} s exceeds its \
+                 maxApplicationLifetime of {max} s"
+            )));
+        }
+    }
     let app_policy = common.app_policy(inherited, default_app_policy, &name)?;
     Ok(QueueConfig {
         name,
@@ -1084,6 +1114,7 @@ fn parse_queue(
         acls: common.acls,
         app_policy,
         limits: common.limits,
+        lifetime,
     })
 }
 
@@ -1103,6 +1134,31 @@ mod tests {
         assert_eq!(f.queues[0], QueueConfig::throughput("a", 2.5));
         assert_eq!(f.queues[1], QueueConfig::throughput("root.b", 1.0));
         assert_eq!(f.n_min, 1);
+    }
+
+    #[test]
+    fn application_lifetimes_are_parsed_and_checked() {
+        let f = parse_queue_file(
+            r#"<tidal><queue name="a"><maxApplicationLifetime>600</maxApplicationLifetime>
+                 <defaultApplicationLifetime>60</defaultApplicationLifetime></queue>
+                 <queue name="b"/></tidal>"#,
+        )
+        .unwrap();
+        assert_eq!(f.queues[0].lifetime, AppLifetime { max_s: Some(600), default_s: Some(60) });
+        assert_eq!(f.queues[1].lifetime, AppLifetime::default());
+        let e = parse_queue_file(
+            r#"<tidal><queue name="a"><maxApplicationLifetime>60</maxApplicationLifetime>
+                 <defaultApplicationLifetime>600</defaultApplicationLifetime></queue></tidal>"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("defaultApplicationLifetime: 600 s exceeds its maxApplicationLifetime of 60 s"), "{e}");
+        let e = parse_queue_file(
+            r#"<tidal><queue name="a"><maxApplicationLifetime>0</maxApplicationLifetime></queue></tidal>"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("field maxApplicationLifetime: '0' is not a whole number of seconds >= 1"), "{e}");
     }
 
     #[test]

@@ -1,16 +1,22 @@
-//! A queue's runnable apps that have pending asks, in submission order, with the component-wise
+//! A queue's runnable apps that have pending asks, in YARN's app order (application priority,
+//! highest first, then submission order), with the component-wise
 //! minimum of their smallest asks. A node offer whose room does not cover that minimum can start
 //! nothing from them, so an app policy's search ends at once instead of trying every app of a
 //! long backlog; otherwise it visits only apps with something to place.
 
 use crate::ids::AppIdx;
 use crate::resource::{Resources, DIMS};
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
+
+/// Where an app stands in its queue: its application priority (higher first), then its
+/// submission sequence number.
+pub type OrderKey = (Reverse<i32>, u64);
 
 #[derive(Clone, Debug, Default)]
 pub struct PendingApps {
-    /// By submission sequence number: the app and its smallest pending capability.
-    by_seq: BTreeMap<u64, (AppIdx, Resources)>,
+    /// By order key: the app and its smallest pending capability.
+    by_order: BTreeMap<OrderKey, (AppIdx, Resources)>,
     /// Per dimension, how many apps' smallest capabilities have each amount: the minimum
     /// survives removals.
     amounts: [BTreeMap<i64, u32>; DIMS],
@@ -19,20 +25,20 @@ pub struct PendingApps {
 }
 
 impl PendingApps {
-    /// Adds app `app` (submission number `seq`), whose smallest pending capability is `smallest`.
-    pub(crate) fn insert(&mut self, seq: u64, app: AppIdx, smallest: Resources) {
-        let old = self.by_seq.insert(seq, (app, smallest));
-        debug_assert!(old.is_none(), "app {seq} indexed twice");
+    /// Adds app `app` (order key `key`), whose smallest pending capability is `smallest`.
+    pub(crate) fn insert(&mut self, key: OrderKey, app: AppIdx, smallest: Resources) {
+        let old = self.by_order.insert(key, (app, smallest));
+        debug_assert!(old.is_none(), "app {key:?} indexed twice");
         for (counts, &v) in self.amounts.iter_mut().zip(&smallest.0) {
             *counts.entry(v).or_insert(0) += 1;
         }
         self.floor = Some(self.floor.map_or(smallest, |f| f.min(&smallest)));
     }
 
-    /// Removes the app of submission number `seq`.
-    pub(crate) fn remove(&mut self, seq: u64) {
-        let Some((_, smallest)) = self.by_seq.remove(&seq) else {
-            debug_assert!(false, "app {seq} is not indexed");
+    /// Removes the app of order key `key`.
+    pub(crate) fn remove(&mut self, key: OrderKey) {
+        let Some((_, smallest)) = self.by_order.remove(&key) else {
+            debug_assert!(false, "app {key:?} is not indexed");
             return;
         };
         for (counts, v) in self.amounts.iter_mut().zip(&smallest.0) {
@@ -43,7 +49,7 @@ impl PendingApps {
                 }
             }
         }
-        self.floor = (!self.by_seq.is_empty()).then(|| {
+        self.floor = (!self.by_order.is_empty()).then(|| {
             let mut f = Resources::ZERO;
             for (v, counts) in f.0.iter_mut().zip(&self.amounts) {
                 *v = counts.first_key_value().map_or(0, |(&k, _)| k);
@@ -63,9 +69,9 @@ impl PendingApps {
         self.floor
     }
 
-    /// The apps in submission order.
+    /// The apps in order: highest priority first, then by submission.
     pub fn iter(&self) -> impl Iterator<Item = AppIdx> + '_ {
-        self.by_seq.values().map(|&(app, _)| app)
+        self.by_order.values().map(|&(app, _)| app)
     }
 }
 
@@ -77,23 +83,38 @@ mod tests {
         Resources::new(mem, vcores)
     }
 
+    fn k(seq: u64) -> OrderKey {
+        (Reverse(0), seq)
+    }
+
     #[test]
     fn the_floor_is_the_componentwise_minimum_through_removals() {
         let mut p = PendingApps::default();
         assert!(!p.may_fit(&r(1 << 20, 64)), "an empty index fits nothing");
-        p.insert(7, 70, r(4096, 1));
-        p.insert(3, 30, r(1024, 4));
-        p.insert(5, 50, r(1024, 2));
+        p.insert(k(7), 70, r(4096, 1));
+        p.insert(k(3), 30, r(1024, 4));
+        p.insert(k(5), 50, r(1024, 2));
         assert_eq!(p.floor(), Some(r(1024, 1)));
         assert_eq!(p.iter().collect::<Vec<_>>(), vec![30, 50, 70], "submission order");
         assert!(p.may_fit(&r(1024, 1)));
         assert!(!p.may_fit(&r(1023, 8)));
-        p.remove(7);
+        p.remove(k(7));
         assert_eq!(p.floor(), Some(r(1024, 2)));
         assert!(!p.may_fit(&r(4096, 1)));
-        p.remove(3);
+        p.remove(k(3));
         assert_eq!(p.floor(), Some(r(1024, 2)), "a shared amount stays while an app still asks it");
-        p.remove(5);
+        p.remove(k(5));
         assert_eq!((p.floor(), p.iter().count()), (None, 0));
+    }
+
+    #[test]
+    fn higher_priority_apps_come_first_then_submission_order() {
+        let mut p = PendingApps::default();
+        p.insert((Reverse(0), 1), 10, r(1024, 1));
+        p.insert((Reverse(5), 2), 20, r(1024, 1));
+        p.insert((Reverse(0), 3), 30, r(1024, 1));
+        p.insert((Reverse(5), 4), 40, r(1024, 1));
+        p.insert((Reverse(-1), 0), 0, r(1024, 1));
+        assert_eq!(p.iter().collect::<Vec<_>>(), vec![20, 40, 10, 30, 0]);
     }
 }

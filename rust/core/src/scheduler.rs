@@ -75,6 +75,8 @@ enum Origin {
     Ask { locality: Locality, host: LocationId, rack: LocationId },
     /// Already running: granted before, by an earlier instance or ResourceManager.
     Adopted,
+    /// Put on its node by a placer outside the heartbeat ([`Scheduler::place`]).
+    Placed,
 }
 
 /// A queue registered at run time, with the `<queue>` element it was registered from.
@@ -735,6 +737,7 @@ impl Scheduler {
             queue: qi,
             user: user.to_string(),
             seq,
+            priority: 0,
             asks: Default::default(),
             usage: Resources::ZERO,
             running_containers: 0,
@@ -1086,6 +1089,19 @@ impl Scheduler {
         self.reservations.container_ended(&self.state, id, a, true, tier);
     }
 
+    /// Sets app `key`'s application priority (YARN's, set at submission or changed with
+    /// `yarn application -updatePriority`): a queue's apps are tried highest priority first,
+    /// then in submission order, by every app policy that walks its queue's pending apps in
+    /// order (FIFO, and the tie-breaks of the others). Apps held back by the running-apps
+    /// limits still become runnable in submission order.
+    pub fn set_app_priority(&mut self, key: AppKey, priority: i32) -> Result<()> {
+        let idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
+        self.state.set_app_priority(idx, priority);
+        self.tell_app_policy(idx, |p, s, i| p.on_app_updated(s, i));
+        debug!(app = key, priority, "app priority set");
+        Ok(())
+    }
+
     /// Frees one allocation. Returns false (and logs) when the id is unknown, which makes the
     /// call idempotent: YARN may report a container's end more than once. An allocation the
     /// AM releases counts as its task's end for slot reservation.
@@ -1190,6 +1206,43 @@ impl Scheduler {
         }
         debug!(app = key, node, allocation = id, %resources, "container adopted");
         Ok(id)
+    }
+
+    /// Books a container that a placer outside the heartbeat put on `node` for app `key`: Hadoop
+    /// 3's placement-constraint processor picks nodes by an app's affinity and anti-affinity
+    /// and asks the scheduler only whether the app may have the container there now. As
+    /// CapacityScheduler commits such a placement, it is taken when it fits the node's free
+    /// space (slot-reservation holds and container reservations excluded) and the queue chain's
+    /// limits; the queue order is not consulted, and the container counts against the queue's
+    /// share like any other, so the ordinary asks keep the queues fair. Returns `Ok(None)` when
+    /// it does not fit: the processor then tries another node. Takes nothing from the app's
+    /// asks, which such requests never entered.
+    pub fn place(
+        &mut self,
+        key: AppKey,
+        node: NodeId,
+        priority: Priority,
+        resources: Resources,
+    ) -> Result<Option<AllocationId>> {
+        let app_idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
+        self.state.node(node).ok_or(CoreError::UnknownNode(node))?;
+        check_resources(&format!("placed container of application {key}"), &resources)?;
+        if self.state.next_allocation_id.saturating_add(1) > MAX_ALLOCATION_ID {
+            return Err(CoreError::InvalidInput("allocation ids exhausted (2^40); restart the scheduler".into()));
+        }
+        let qi = self.state.app(app_idx).queue;
+        let room = if self.reserved.on(node).is_some() {
+            Resources::ZERO
+        } else {
+            self.within_headroom(qi, self.free_on(node))
+        };
+        if !resources.fits_in(&room) {
+            debug!(app = key, node, %resources, %room, "placed container refused: no room");
+            return Ok(None);
+        }
+        let id = self.book(node, app_idx, priority, resources, Origin::Placed);
+        debug!(app = key, node, allocation = id, %resources, "placed container booked");
+        Ok(Some(id))
     }
 
     /// Free space on node `id` as an app without holds there sees it (zero for unknown nodes).

@@ -292,8 +292,10 @@ pub struct App {
     pub key: AppKey,
     pub queue: QueueIdx,
     pub user: String,
-    /// Monotonic submission sequence number, the FIFO order.
+    /// Monotonic submission sequence number, the FIFO order among apps of one priority.
     pub seq: u64,
+    /// YARN's application priority (higher first in its queue's app order; 0 by default).
+    pub priority: i32,
     pub asks: AskTable,
     pub usage: Resources,
     pub running_containers: u64,
@@ -312,6 +314,13 @@ pub struct App {
     /// Ids of its live containers, in no order; each allocation knows its place here
     /// ([`Allocation::slot`]), so freeing one is O(1) and app removal frees exactly these.
     pub allocation_ids: Vec<AllocationId>,
+}
+
+impl App {
+    /// Its place in its queue's app order.
+    pub fn order_key(&self) -> crate::pending_apps::OrderKey {
+        (std::cmp::Reverse(self.priority), self.seq)
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -532,7 +541,7 @@ impl ClusterState {
     pub(crate) fn take_app(&mut self, idx: AppIdx) -> App {
         let app = self.apps[idx].take().expect("app index refers to a live app");
         if let Some((started, _)) = app.indexed {
-            self.queues[app.queue].pending_apps_mut(started).remove(app.seq);
+            self.queues[app.queue].pending_apps_mut(started).remove(app.order_key());
         }
         self.app_index.remove(&app.key);
         self.free_app_indices.push(idx);
@@ -549,15 +558,28 @@ impl ClusterState {
         if want == app.indexed {
             return;
         }
-        let (qi, seq, was) = (app.queue, app.seq, app.indexed);
+        let (qi, key, was) = (app.queue, app.order_key(), app.indexed);
         let q = &mut self.queues[qi];
         if let Some((started, _)) = was {
-            q.pending_apps_mut(started).remove(seq);
+            q.pending_apps_mut(started).remove(key);
         }
         if let Some((started, smallest)) = want {
-            q.pending_apps_mut(started).insert(seq, idx, smallest);
+            q.pending_apps_mut(started).insert(key, idx, smallest);
         }
         self.app_mut(idx).indexed = want;
+    }
+
+    /// Sets app `idx`'s priority and moves it to its new place in its queue's pending apps.
+    pub(crate) fn set_app_priority(&mut self, idx: AppIdx, priority: i32) {
+        let app = self.app(idx);
+        let (qi, old, indexed) = (app.queue, app.order_key(), app.indexed);
+        self.app_mut(idx).priority = priority;
+        if let Some((started, smallest)) = indexed {
+            let new = self.app(idx).order_key();
+            let pending = self.queues[qi].pending_apps_mut(started);
+            pending.remove(old);
+            pending.insert(new, idx, smallest);
+        }
     }
 
     /// Books allocation `id` under its app, in the app's list of ids.

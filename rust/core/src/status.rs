@@ -82,6 +82,8 @@ pub struct QueueStatus {
     pub reservations: Vec<crate::holds::AppReservationView>,
     /// The ACLs the queue's definition gives (null where it gives none).
     pub acls: QueueAcls,
+    /// The application lifetimes the queue's definition gives (null where it gives none).
+    pub lifetime: crate::config::AppLifetime,
 }
 
 #[derive(Debug, Serialize)]
@@ -133,6 +135,7 @@ fn parent_status(state: &ClusterState, fair: &FairShares, pi: ParentIdx, p: &Par
         fair_share: fair.of_parent(pi),
         reservations: Vec::new(),
         acls: p.config.acls.clone(),
+        lifetime: crate::config::AppLifetime::default(),
     }
 }
 
@@ -186,6 +189,7 @@ impl SchedulerStatus {
                     fair_share: fair.of_queue(q),
                     reservations: q.apps.iter().filter_map(|&s| scheduler.reservation_view(state.app(s).key)).collect(),
                     acls: q.config.acls.clone(),
+                    lifetime: q.config.lifetime,
                 }
             })
             .collect();

@@ -50,7 +50,7 @@ layout! {
         /// arguments the other side reads as other types and crash the JVM. Bump it in the Rust
         /// table whenever a native method or a layout value changes (a test holds it to a
         /// fingerprint of both).
-        BRIDGE_VERSION: jint = 5;
+        BRIDGE_VERSION: jint = 6;
     }
     group "location" {
         /// Location id of the YARN "any" resource name (`ResourceRequest.ANY`).

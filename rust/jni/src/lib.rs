@@ -557,6 +557,42 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_adoptAllocation<'l>(
 }
 
 #[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_setAppPriority<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jlong,
+    priority: jint,
+) {
+    guard(&mut env, |_| {
+        let key = wire::app_key(app)?;
+        with_instance(handle, |inst| Ok(inst.scheduler.set_app_priority(key, priority)?))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_tidal_yarn_TidalNative_placeOnNode<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jlong,
+    node: jint,
+    priority: jint,
+    memory_mb: jlong,
+    vcores: jlong,
+    gpus: jlong,
+    fpgas: jlong,
+) -> jlong {
+    guard(&mut env, |_| {
+        let (key, node) = (wire::app_key(app)?, wire::node_id(node)?);
+        let resources = wire::yarn_resources(memory_mb, vcores, gpus, fpgas);
+        let id = with_instance(handle, |inst| Ok(inst.scheduler.place(key, node, priority, resources)?))?;
+        // Ids stay below 2^40, so -1 cannot be one.
+        Ok(id.map_or(-1, |id| id as jlong))
+    })
+}
+
+#[no_mangle]
 pub extern "system" fn Java_org_tidal_yarn_TidalNative_snapshotState<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,

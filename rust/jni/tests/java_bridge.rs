@@ -157,7 +157,7 @@ fn every_exception_raised_with_a_subject_declares_the_bridges_constructor() {
 /// The bridge version and the fingerprint of the contract it names. When `TidalNative`'s natives
 /// or the wire layout change, bump the version in rust/jni/src/layout.rs and record the new
 /// fingerprint here.
-const RECORDED_CONTRACT: (i32, u64) = (5, 0x537d_d9a5_d4cb_1939);
+const RECORDED_CONTRACT: (i32, u64) = (6, 0x93fc_7f1a_224e_f010);
 
 /// FNV-1a over `TidalNative`'s native declarations and constants, whitespace collapsed, and over
 /// every wire layout constant but the version, as `NAME=value;`: what a jar and a library must

@@ -123,6 +123,8 @@ final class AppAttemptRegistry {
     RMApp rmApp = rmContext.getRMApps().get(applicationId);
     if (rmApp != null) {
       rmApp.setQueue(queueName);
+      line.takeSubmittedPriority(application, rmApp);
+      tellPriority(key, application);
     }
     LOG.info(
         "Accepted application " + applicationId + " of user " + user + " into queue " + queueName);
@@ -172,6 +174,7 @@ final class AppAttemptRegistry {
       key = nextAppKey.getAndIncrement();
       try {
         TidalNative.addApp(core.handle(), key, queue.getQueueName(), user);
+        tellPriority(key, application);
       } catch (TidalException e) {
         String message =
             "Cannot schedule attempt "
@@ -244,25 +247,59 @@ final class AppAttemptRegistry {
    * whose queue the new core does not have (dropped from the file since) is logged and skipped.
    */
   Map<Long, FiCaSchedulerApp> replay() {
-    TreeMap<Long, String[]> keys = new TreeMap<Long, String[]>();
+    TreeMap<Long, SchedulerApplication<FiCaSchedulerApp>> keys = new TreeMap<>();
     for (Map.Entry<ApplicationId, Long> unbound : unboundKeys.entrySet()) {
       SchedulerApplication<FiCaSchedulerApp> app = applications.get(unbound.getKey());
       if (app != null) {
-        keys.put(unbound.getValue(), new String[] {app.getQueue().getQueueName(), app.getUser()});
+        keys.put(unbound.getValue(), app);
       }
     }
     for (Map.Entry<Long, FiCaSchedulerApp> attempt : attemptsByKey.entrySet()) {
-      FiCaSchedulerApp app = attempt.getValue();
-      keys.put(attempt.getKey(), new String[] {app.getQueue().getQueueName(), app.getUser()});
+      SchedulerApplication<FiCaSchedulerApp> app =
+          applications.get(attempt.getValue().getApplicationId());
+      if (app != null) {
+        keys.put(attempt.getKey(), app);
+      }
     }
-    for (Map.Entry<Long, String[]> entry : keys.entrySet()) {
+    for (Map.Entry<Long, SchedulerApplication<FiCaSchedulerApp>> entry : keys.entrySet()) {
+      SchedulerApplication<FiCaSchedulerApp> app = entry.getValue();
       try {
-        TidalNative.addApp(core.handle(), entry.getKey(), entry.getValue()[0], entry.getValue()[1]);
+        TidalNative.addApp(
+            core.handle(), entry.getKey(), app.getQueue().getQueueName(), app.getUser());
+        tellPriority(entry.getKey(), app);
       } catch (TidalException e) {
         LOG.error("Cannot schedule app key " + entry.getKey() + " again: " + e.getMessage());
       }
     }
     return attemptsByKey;
+  }
+
+  /** Gives the core an application's priority, unless it is the default. */
+  private void tellPriority(long key, SchedulerApplication<FiCaSchedulerApp> application) {
+    int priority = line.priority(application);
+    if (priority != 0) {
+      TidalNative.setAppPriority(core.handle(), key, priority);
+    }
+  }
+
+  /**
+   * Changes an application's priority in the core, which orders its queue by it from the next
+   * heartbeat; the adapter has recorded it in Hadoop's records. False for an unknown application.
+   */
+  boolean priorityChanged(ApplicationId appId) {
+    SchedulerApplication<FiCaSchedulerApp> application = applications.get(appId);
+    if (application == null) {
+      return false;
+    }
+    Long key = unboundKeys.get(appId);
+    FiCaSchedulerApp attempt = application.getCurrentAppAttempt();
+    if (key == null && attempt != null) {
+      key = attemptKeys.get(attempt.getApplicationAttemptId());
+    }
+    if (key != null) {
+      TidalNative.setAppPriority(core.handle(), key, line.priority(application));
+    }
+    return true;
   }
 
   /** The attempt when it is its application's current one, else null. */

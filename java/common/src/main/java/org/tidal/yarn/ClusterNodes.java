@@ -13,6 +13,7 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
@@ -23,6 +24,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerStat
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.UpdatedContainerInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
 /**
@@ -186,6 +188,54 @@ final class ClusterNodes {
     ids.booked(containerId, allocationId);
     LOG.info("Adopted running container " + containerId + " as allocation " + allocationId);
     return true;
+  }
+
+  /**
+   * Starts a container that an RM component placed on {@code node} outside a heartbeat, when the
+   * core books it (the node and the attempt's queue have room for it); {@code record} then makes
+   * Hadoop's container record. False when the core refuses or the record cannot be made.
+   */
+  boolean startPlaced(
+      FiCaSchedulerApp attempt,
+      FiCaSchedulerNode node,
+      Priority priority,
+      Resource resource,
+      PlacedContainer record) {
+    Long key = attempts.key(attempt.getApplicationAttemptId());
+    Integer nodeId = nodeIds.get(node.getNodeID());
+    if (key == null || nodeId == null || scheduler.node(node.getNodeID()) != node) {
+      return false;
+    }
+    long allocationId =
+        TidalNative.placeOnNode(
+            core.handle(),
+            key,
+            nodeId,
+            priority.getPriority(),
+            resource.getMemory(),
+            resource.getVirtualCores(),
+            line.devices(resource, LineBookkeeping.GPU),
+            line.devices(resource, LineBookkeeping.FPGA));
+    if (allocationId < 0) {
+      return false;
+    }
+    RMContainer rmContainer;
+    synchronized (attempt) {
+      rmContainer = attempt.isStopped() ? null : record.start(attempt, node);
+    }
+    if (rmContainer == null) {
+      TidalNative.releaseAllocation(core.handle(), allocationId);
+      return false;
+    }
+    materializer.booked(node, rmContainer, allocationId);
+    publishAvailable();
+    return true;
+  }
+
+  /** Makes Hadoop's record of a container the core booked outside a heartbeat. */
+  interface PlacedContainer {
+    /** The started container of {@code attempt} on {@code node}, or null when it cannot start. */
+    RMContainer start(FiCaSchedulerApp attempt, FiCaSchedulerNode node);
   }
 
   /** Adds every node to a rebuilt core, under the ids and locations the old one had. */

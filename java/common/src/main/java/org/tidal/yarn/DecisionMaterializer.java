@@ -124,9 +124,14 @@ final class DecisionMaterializer {
       TidalNative.releaseAllocation(core.handle(), allocationId);
       return;
     }
+    booked(node, rmContainer, allocationId);
+  }
+
+  /** Records a container the core booked under {@code allocationId} on the node and in metrics. */
+  void booked(FiCaSchedulerNode node, RMContainer rmContainer, long allocationId) {
     ids.booked(rmContainer.getContainerId(), allocationId);
     node.allocateContainer(rmContainer);
-    usage.containerStarted(capability);
+    usage.containerStarted(rmContainer.getContainer().getResource());
   }
 
   /** Why Hadoop's bookkeeping cannot take the decision, or null when it can. */

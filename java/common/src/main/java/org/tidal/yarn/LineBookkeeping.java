@@ -8,6 +8,7 @@ import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
@@ -45,6 +46,15 @@ public interface LineBookkeeping {
 
   /** Counts a new attempt in its queue's metrics. */
   void attemptSubmitted(TidalQueue queue, String user);
+
+  /**
+   * Records in {@code application} the priority the RM accepted for it at submission (Hadoop 3);
+   * Hadoop 2.7 has no application priority.
+   */
+  void takeSubmittedPriority(SchedulerApplication<FiCaSchedulerApp> application, RMApp rmApp);
+
+  /** The application's priority in its queue: 0 where the line has none. */
+  int priority(SchedulerApplication<FiCaSchedulerApp> application);
 
   // Resources
 

@@ -127,6 +127,25 @@ final class QueueManager {
     return QueueStatus.parse(statusJson());
   }
 
+  /**
+   * The queue's application lifetimes from a recent snapshot, in seconds: its maximum and its
+   * default, -1 where it sets none or the core does not have the queue. The RM asks while it stores
+   * a new application, which nothing may fail: a status the core cannot give counts as unset, and
+   * is logged.
+   */
+  long[] appLifetimes(String queueName) {
+    QueueStatus.Leaf leaf = null;
+    try {
+      leaf = queueName == null ? null : cachedStatus.get().find(fullName(queueName));
+    } catch (IOException | TidalException e) {
+      LOG.error("Cannot read the lifetimes of queue " + queueName + ": " + e.getMessage());
+    }
+    return new long[] {
+      leaf == null || leaf.maxLifetimeS == null ? -1 : leaf.maxLifetimeS,
+      leaf == null || leaf.defaultLifetimeS == null ? -1 : leaf.defaultLifetimeS
+    };
+  }
+
   /** A queue's report from a recent snapshot; null for a queue the core does not report. */
   TidalQueueReport queueReport(String queueName) throws IOException {
     QueueStatus status = cachedStatus.get();

@@ -11,6 +11,11 @@ import java.util.List;
 final class QueueStatus {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
+  /** A number, or null where the JSON has none. */
+  private static Long optionalLong(JsonNode node) {
+    return node.isNumber() ? Long.valueOf(node.longValue()) : null;
+  }
+
   /** A queue's ACLs in Hadoop's notation, null where its definition gives none. */
   static final class Acls {
     final String submitApps;
@@ -90,10 +95,6 @@ final class QueueStatus {
       long ended = isOn() ? burstsStarted - 1 : burstsStarted;
       return Math.max(0, ended - burstsMetDeadline);
     }
-
-    private static Long optionalLong(JsonNode node) {
-      return node.isNumber() ? Long.valueOf(node.longValue()) : null;
-    }
   }
 
   /** One queue of the snapshot: a leaf, or a parent with the totals of the leaves below it. */
@@ -136,6 +137,13 @@ final class QueueStatus {
     final double longTermShare;
     final Acls acls;
 
+    /**
+     * Seconds the queue's apps may run at most, and get when they ask for no limit; null: unset.
+     */
+    final Long maxLifetimeS;
+
+    final Long defaultLifetimeS;
+
     Leaf(JsonNode node) {
       name = node.path("name").textValue();
       parent = node.path("parent").textValue();
@@ -157,6 +165,8 @@ final class QueueStatus {
       fairShare = node.path("fair_share").doubleValue();
       longTermShare = node.path("long_term_share").doubleValue();
       acls = new Acls(node.path("acls"));
+      maxLifetimeS = optionalLong(node.path("lifetime").path("max_s"));
+      defaultLifetimeS = optionalLong(node.path("lifetime").path("default_s"));
     }
 
     /** Whether admission control rejected the queue (also when re-admission did). */

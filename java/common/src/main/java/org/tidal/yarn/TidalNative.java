@@ -171,6 +171,29 @@ public final class TidalNative {
       long fpgas);
 
   /**
+   * Sets an app's application priority: its queue's apps are tried highest priority first, then in
+   * submission order. Throws {@link TidalNotFoundException} for an unknown app.
+   */
+  public static native void setAppPriority(long handle, long appKey, int priority);
+
+  /**
+   * Books a container that Hadoop's placement-constraint processor placed on a node, when the
+   * node's free space and the queue's limits have room for it, and returns its allocation id (below
+   * 2^40); -1 when they have not. It takes nothing from the app's asks. Throws {@link
+   * TidalNotFoundException} for an unknown app or node and {@link TidalInvalidInputException} for
+   * negative or oversized resources.
+   */
+  public static native long placeOnNode(
+      long handle,
+      long appKey,
+      int nodeId,
+      int priority,
+      long memoryMb,
+      long vcores,
+      long gpus,
+      long fpgas);
+
+  /**
    * Tidal's own durable state as JSON (version 2): the clock, the queues registered at run time
    * with their owners, each queue's usage history, the queue policy's state and the recent end of
    * {@link #historyJson} (under 300 KB). Store it and give it to {@link #restoreState} of a new

@@ -13,6 +13,8 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
@@ -30,6 +32,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
@@ -390,8 +393,51 @@ public final class TidalShim {
     attempts.addAttempt(attemptId, transferStateFromPreviousAttempt, isAttemptRecovering);
   }
 
+  /**
+   * Orders the application by the priority the adapter recorded in its Hadoop record from the next
+   * heartbeat; false for an application the scheduler does not hold.
+   */
+  boolean applicationPriorityChanged(ApplicationId appId) {
+    synchronized (scheduler) {
+      return attempts.priorityChanged(appId);
+    }
+  }
+
+  /** See {@link QueueManager#appLifetimes}. */
+  long[] appLifetimes(String queueName) {
+    return queues.appLifetimes(queueName);
+  }
+
   AllocateHandler allocateHandler() {
     return allocateHandler;
+  }
+
+  /**
+   * Starts a container an RM component placed on a node outside a heartbeat (see {@link
+   * ClusterNodes#startPlaced}). Such components call from their own threads, which nothing catches:
+   * a failing core call is logged and refuses the placement, and a panic rebuilds the core first.
+   */
+  boolean startPlaced(
+      ApplicationAttemptId attemptId,
+      NodeId nodeId,
+      Priority priority,
+      Resource resource,
+      ClusterNodes.PlacedContainer record) {
+    synchronized (scheduler) {
+      FiCaSchedulerApp attempt = attempts.current(attemptId);
+      FiCaSchedulerNode node = scheduler.node(nodeId);
+      if (attempt == null || node == null) {
+        return false;
+      }
+      try {
+        return clusterNodes.startPlaced(attempt, node, priority, resource, record);
+      } catch (TidalPanicException e) {
+        panicRecovery.rebuild(e, "placement of a container of " + attemptId);
+      } catch (TidalException e) {
+        LOG.error("Tidal core failed to place a container of " + attemptId + ": " + e.getMessage());
+      }
+      return false;
+    }
   }
 
   /** Completes a container, whatever ended it; the caller holds the scheduler's monitor. */

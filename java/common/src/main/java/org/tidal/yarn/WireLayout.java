@@ -18,7 +18,7 @@ public final class WireLayout {
    * the other side reads as other types and crash the JVM. Bump it in the Rust table whenever a
    * native method or a layout value changes (a test holds it to a fingerprint of both).
    */
-  public static final int BRIDGE_VERSION = 5;
+  public static final int BRIDGE_VERSION = 6;
 
   /** Location id of the YARN "any" resource name ({@code ResourceRequest.ANY}). */
   public static final int ANY_LOCATION = 0;

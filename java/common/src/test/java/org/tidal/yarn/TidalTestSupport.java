@@ -132,7 +132,11 @@ final class TidalTestSupport {
    * fixed sleeps (seconds per app in Hadoop 2.7).
    */
   static MockAM launchAm(MockRM rm, String queue, String user, MockNM nm) throws Exception {
-    RMApp app = submitApp(rm, queue, user);
+    return launchAm(rm, submitApp(rm, queue, user), nm);
+  }
+
+  /** Launches and registers the AM of the submitted {@code app} on {@code nm}. */
+  static MockAM launchAm(MockRM rm, RMApp app, MockNM nm) throws Exception {
     waitFor(
         "the AM request of " + app.getApplicationId(),
         () ->

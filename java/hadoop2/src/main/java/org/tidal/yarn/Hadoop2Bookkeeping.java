@@ -8,6 +8,7 @@ import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
@@ -45,6 +46,16 @@ final class Hadoop2Bookkeeping implements LineBookkeeping {
   @Override
   public void attemptSubmitted(TidalQueue queue, String user) {
     queue.getMetrics().submitAppAttempt(user);
+  }
+
+  /** Hadoop 2.7 has no application priority. */
+  @Override
+  public void takeSubmittedPriority(
+      SchedulerApplication<FiCaSchedulerApp> application, RMApp rmApp) {}
+
+  @Override
+  public int priority(SchedulerApplication<FiCaSchedulerApp> application) {
+    return 0;
   }
 
   /** Hadoop 2 has no resource types: no devices. */

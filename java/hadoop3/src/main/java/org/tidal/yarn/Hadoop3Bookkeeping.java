@@ -9,6 +9,7 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
@@ -53,6 +54,18 @@ final class Hadoop3Bookkeeping implements LineBookkeeping {
   @Override
   public void attemptSubmitted(TidalQueue queue, String user) {
     queue.getMetrics().submitAppAttempt(user, false);
+  }
+
+  @Override
+  public void takeSubmittedPriority(
+      SchedulerApplication<FiCaSchedulerApp> application, RMApp rmApp) {
+    application.setPriority(rmApp.getApplicationPriority());
+  }
+
+  @Override
+  public int priority(SchedulerApplication<FiCaSchedulerApp> application) {
+    Priority priority = application.getPriority();
+    return priority == null ? 0 : priority.getPriority();
   }
 
   @Override

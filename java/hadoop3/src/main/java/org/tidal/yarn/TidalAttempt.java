@@ -1,5 +1,6 @@
 package org.tidal.yarn;
 
+import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
@@ -7,6 +8,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AppSchedulingInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
@@ -33,19 +35,8 @@ final class TidalAttempt extends FiCaSchedulerApp {
       if (isStopped || getOutstandingAsksCount(key) <= 0) {
         return null;
       }
-      RMContainerImpl rmContainer =
-          new RMContainerImpl(
-              container,
-              key,
-              getApplicationAttemptId(),
-              node.getNodeID(),
-              getUser(),
-              rmContext,
-              node.getPartition());
-      rmContainer.setQueueName(getQueueName());
+      RMContainerImpl rmContainer = book(node, key, container);
       updateAMContainerDiagnostics(AMState.ASSIGNED, null);
-      addToNewlyAllocatedContainers(node, rmContainer);
-      liveContainers.put(container.getId(), rmContainer);
       ContainerRequest request = appSchedulingInfo.allocate(type, node, key, rmContainer);
       attemptResourceUsage.incUsed(node.getPartition(), container.getResource());
       rmContainer.setContainerRequest(request);
@@ -54,5 +45,48 @@ final class TidalAttempt extends FiCaSchedulerApp {
     } finally {
       writeLock.unlock();
     }
+  }
+
+  /**
+   * Starts {@code container}, which the placement-constraint processor placed on {@code node} for a
+   * scheduling request carrying {@code tags}; such requests never become asks, so none is
+   * decremented and the queue's metrics count the container directly. Null when the attempt is
+   * stopped. The RM adds the tags to its allocation tags when the container starts running.
+   */
+  RMContainer startPlaced(FiCaSchedulerNode node, Container container, Set<String> tags) {
+    writeLock.lock();
+    try {
+      if (isStopped) {
+        return null;
+      }
+      RMContainerImpl rmContainer =
+          book(node, SchedulerRequestKey.extractFrom(container), container);
+      rmContainer.setAllocationTags(tags);
+      AppSchedulingInfo.updateMetrics(
+          getApplicationId(), NodeType.NODE_LOCAL, node, rmContainer, getUser(), getQueue());
+      attemptResourceUsage.incUsed(node.getPartition(), container.getResource());
+      rmContainer.handle(new RMContainerEvent(container.getId(), RMContainerEventType.START));
+      return rmContainer;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** The container's record, among the attempt's live and newly allocated containers. */
+  private RMContainerImpl book(
+      FiCaSchedulerNode node, SchedulerRequestKey key, Container container) {
+    RMContainerImpl rmContainer =
+        new RMContainerImpl(
+            container,
+            key,
+            getApplicationAttemptId(),
+            node.getNodeID(),
+            getUser(),
+            rmContext,
+            node.getPartition());
+    rmContainer.setQueueName(getQueueName());
+    addToNewlyAllocatedContainers(node, rmContainer);
+    liveContainers.put(container.getId(), rmContainer);
+    return rmContainer;
   }
 }

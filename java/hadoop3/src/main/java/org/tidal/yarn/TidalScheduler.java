@@ -7,6 +7,8 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -17,6 +19,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeAttribute;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
@@ -34,6 +37,9 @@ import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.proto.YarnServiceProtos.SchedulerResourceTypes;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.records.ApplicationStateData;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppImpl;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
@@ -41,10 +47,14 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnSched
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAttributesUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
@@ -63,6 +73,7 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
 
   private final ResourceCalculator calculator = new DominantResourceCalculator();
   private final TidalShim shim = new TidalShim(this);
+  private ConstrainedPlacement placement;
 
   public TidalScheduler() {
     super(TidalScheduler.class.getName());
@@ -95,6 +106,7 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
     super.serviceInit(conf);
     minimumAllocation =
         shim.init(conf, rmContext, applications, EMPTY_ALLOCATION, new Hadoop3Bookkeeping(this));
+    placement = new ConstrainedPlacement(shim, rmContext);
     String others = typesBeyondTheCore(ResourceUtils.getResourceTypesArray());
     if (!others.isEmpty()) {
       LOG.warn(
@@ -180,6 +192,19 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
               SchedulerUtils.createAbnormalContainerStatus(
                   container.getContainerId(), SchedulerUtils.RELEASED_CONTAINER),
               RMContainerEventType.RELEASED);
+          return true;
+        }
+      case NODE_ATTRIBUTES_UPDATE:
+        {
+          // The core does not weigh attributes; the placement processor reads them from the
+          // nodes to meet node-attribute constraints.
+          Map<String, Set<NodeAttribute>> updated =
+              ((NodeAttributesUpdateSchedulerEvent) event).getUpdatedNodeToAttributes();
+          for (Map.Entry<String, Set<NodeAttribute>> host : updated.entrySet()) {
+            for (FiCaSchedulerNode node : nodeTracker.getNodesByResourceName(host.getKey())) {
+              node.updateNodeAttributes(host.getValue());
+            }
+          }
           return true;
         }
       default:
@@ -307,6 +332,15 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
     }
   }
 
+  /** See {@link ConstrainedPlacement}. */
+  @Override
+  public boolean attemptAllocationOnNode(
+      SchedulerApplicationAttempt appAttempt,
+      SchedulingRequest schedulingRequest,
+      SchedulerNode schedulerNode) {
+    return placement.attempt(appAttempt, schedulingRequest, schedulerNode);
+  }
+
   // ---------------------------------------------------------------------------------------
   // Containers
 
@@ -335,27 +369,37 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
   // Application priority
 
   /**
-   * Tidal orders a queue's applications by its own policy (FIFO, fair or UWFQ), not by application
-   * priority: a submitted priority is logged and the application runs at priority 0.
+   * As CapacityScheduler: an application without a priority gets 0 (Tidal's queues set no default
+   * priority of their own), and one above the cluster's maximum ({@code
+   * yarn.cluster.max-application-priority}, 0 unless set) gets the maximum. A queue's apps are then
+   * tried highest priority first.
    */
   @Override
   public Priority checkAndGetApplicationPriority(
       Priority priority, UserGroupInformation user, String queueName, ApplicationId applicationId)
       throws YarnException {
-    if (priority != null && priority.getPriority() != 0) {
-      LOG.warn(
+    Priority max = getMaxClusterLevelAppPriority();
+    if (priority == null) {
+      return Priority.newInstance(0);
+    }
+    if (priority.getPriority() > max.getPriority()) {
+      LOG.info(
           "Application "
               + applicationId
               + " asked for priority "
               + priority.getPriority()
-              + "; Tidal orders queue "
-              + queueName
-              + " by its policy and runs it at priority 0");
+              + ", above the cluster's maximum: it runs at "
+              + max.getPriority());
+      return max;
     }
-    return Priority.newInstance(0);
+    return priority;
   }
 
-  /** Refused: see {@link #checkAndGetApplicationPriority}. */
+  /**
+   * Changes a running application's priority, as CapacityScheduler does: the new priority (capped
+   * as at submission) is written to the RM's state store, which completes {@code future}, so that
+   * it survives a restart, and the core orders the queue by it from the next heartbeat.
+   */
   @Override
   public Priority updateApplicationPriority(
       Priority newPriority,
@@ -363,12 +407,71 @@ public class TidalScheduler extends AbstractYarnScheduler<FiCaSchedulerApp, FiCa
       SettableFuture<Object> future,
       UserGroupInformation user)
       throws YarnException {
-    throw new YarnException(
-        "Tidal orders a queue's applications by its policy, not by priority: the priority of "
-            + applicationId
-            + " stays 0 (asked "
-            + newPriority
-            + ")");
+    SchedulerApplication<FiCaSchedulerApp> application = applications.get(applicationId);
+    RMApp rmApp = rmContext.getRMApps().get(applicationId);
+    if (application == null || rmApp == null) {
+      throw new YarnException(
+          "Cannot change the priority of " + applicationId + ": the scheduler does not hold it");
+    }
+    Priority priority =
+        checkAndGetApplicationPriority(newPriority, user, rmApp.getQueue(), applicationId);
+    if (priority.equals(application.getPriority())) {
+      future.set(null);
+      return priority;
+    }
+    rmApp.getApplicationSubmissionContext().setPriority(priority);
+    ApplicationStateData state =
+        ApplicationStateData.newInstance(
+            rmApp.getSubmitTime(),
+            rmApp.getStartTime(),
+            rmApp.getApplicationSubmissionContext(),
+            rmApp.getUser(),
+            rmApp.getRealUser(),
+            rmApp.getCallerContext());
+    state.setApplicationTimeouts(rmApp.getApplicationTimeouts());
+    state.setLaunchTime(rmApp.getLaunchTime());
+    rmContext.getStateStore().updateApplicationStateSynchronously(state, false, future);
+    application.setPriority(priority);
+    FiCaSchedulerApp attempt = application.getCurrentAppAttempt();
+    if (attempt != null) {
+      attempt.setPriority(priority);
+    }
+    shim.applicationPriorityChanged(applicationId);
+    LOG.info("Priority of " + applicationId + " is now " + priority.getPriority());
+    return priority;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Application lifetime
+
+  /**
+   * As CapacityScheduler, by the queue's {@code <maxApplicationLifetime>} and {@code
+   * <defaultApplicationLifetime>} (seconds): an app asking for no lifetime gets the default, one
+   * asking for more than the maximum gets the maximum; the RM then kills it when the time is up.
+   * The RM asks with the queue the app was submitted to, before placement rules run.
+   */
+  @Override
+  public long checkAndGetApplicationLifetime(String queueName, long lifetime) {
+    long[] queue = shim.appLifetimes(queueName);
+    long max = queue[0];
+    long byDefault = queue[1];
+    if (lifetime <= 0) {
+      return byDefault > 0 ? byDefault : lifetime;
+    }
+    return max > 0 && lifetime > max ? max : lifetime;
+  }
+
+  /**
+   * Hadoop 3.5's form of {@link #checkAndGetApplicationLifetime(String, long)}, which it calls
+   * instead; this jar is built against 3.4, which lacks it, so it overrides only on 3.5.
+   */
+  public long checkAndGetApplicationLifetime(String queueName, long lifetime, RMAppImpl app) {
+    return checkAndGetApplicationLifetime(queueName, lifetime);
+  }
+
+  @Override
+  public long getMaximumApplicationLifetime(String queueName) {
+    return shim.appLifetimes(queueName)[0];
   }
 
   @Override

@@ -9,6 +9,7 @@ import java.net.URL;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.commons.io.FileUtils;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.MRConfig;
@@ -20,6 +21,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 
@@ -60,6 +62,50 @@ final class TidalMiniCluster implements AutoCloseable {
   }
 
   /**
+   * Starts a cluster whose RM can restart while its NodeManagers and their containers stay:
+   * work-preserving recovery from a FileSystemRMStateStore under the work directory, with Tidal's
+   * own state beside it (its default). The NodeManagers reach the RM over RPC at YARN's default
+   * ports (fixed, so that a restarted RM listens where the old one did: 8030-8033, 8088, 8090,
+   * which must be free), and find a restarted RM on their own: it answers their heartbeat with
+   * RESYNC and they register again with the containers they run, as on a real cluster.
+   */
+  static TidalMiniCluster startRestartable(String name, String queueResource) throws Exception {
+    Configuration conf = configuration(resourcePath(queueResource));
+    File store = new File(workDir(), "rm-state-" + name);
+    FileUtils.deleteDirectory(store);
+    conf.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+    conf.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
+    // The NodeManagers are back within about a second; Hadoop waits 10 s by default.
+    conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 3000);
+    conf.set(YarnConfiguration.RM_STORE, FileSystemRMStateStore.class.getName());
+    conf.set(YarnConfiguration.FS_RM_STATE_STORE_URI, store.toURI().toString());
+    conf.setBoolean(YarnConfiguration.YARN_MINICLUSTER_FIXED_PORTS, true);
+    conf.setBoolean(YarnConfiguration.YARN_MINICLUSTER_USE_RPC, true);
+    // Whoever loses the RM (NodeManager, AM, client) retries every 250 ms for up to 2 min.
+    conf.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_RETRY_INTERVAL_MS, 250);
+    conf.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_MAX_WAIT_MS, 120_000);
+    // Each task runs once unless something goes wrong: nothing runs twice on purpose.
+    conf.setBoolean(MRJobConfig.MAP_SPECULATIVE, false);
+    conf.setBoolean(MRJobConfig.REDUCE_SPECULATIVE, false);
+    return start(name, conf, false);
+  }
+
+  /**
+   * Stops the RM and starts a new one on the same configuration, ports and state store; returns
+   * once it is active and every NodeManager has registered with it again.
+   */
+  void restartResourceManager() throws Exception {
+    cluster.restartResourceManager(0);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (resourceManager().getRMContext().getRMNodes().size() < NODE_MANAGERS) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("NodeManagers did not register with the restarted RM");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /**
    * Starts the cluster with {@code gpusPerNode} GPUs on every NodeManager when positive: {@link
    * #GPU} declared as a resource type and advertised by configuration, as an operator without GPU
    * discovery would (no GPU is needed). Resource types live in static state, set here for the whole
@@ -67,7 +113,6 @@ final class TidalMiniCluster implements AutoCloseable {
    */
   static TidalMiniCluster start(String name, String queueResource, int gpusPerNode)
       throws Exception {
-    requireLoopbackHostname();
     Configuration conf = configuration(resourcePath(queueResource));
     if (gpusPerNode > 0) {
       conf.set(YarnConfiguration.RESOURCE_TYPES, GPU);
@@ -76,6 +121,12 @@ final class TidalMiniCluster implements AutoCloseable {
       // NodeManagers read their resources once per JVM unless told to read them again.
       ResourceUtils.resetNodeResources();
     }
+    return start(name, conf, gpusPerNode > 0);
+  }
+
+  private static TidalMiniCluster start(String name, Configuration conf, boolean resourceTypes)
+      throws Exception {
+    requireLoopbackHostname();
     // MiniYARNCluster puts its work dir under ./target, i.e. this module's target/.
     MiniYARNCluster cluster = new MiniYARNCluster("it3-" + name, 1, NODE_MANAGERS, 1, 1);
     try {
@@ -86,10 +137,10 @@ final class TidalMiniCluster implements AutoCloseable {
       }
     } catch (Exception | Error e) {
       cluster.stop();
-      resetResourceTypes(gpusPerNode > 0);
+      resetResourceTypes(resourceTypes);
       throw e;
     }
-    return new TidalMiniCluster(cluster, gpusPerNode > 0);
+    return new TidalMiniCluster(cluster, resourceTypes);
   }
 
   private static Configuration configuration(String queueFile) {

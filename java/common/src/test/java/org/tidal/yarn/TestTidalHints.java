@@ -73,7 +73,7 @@ public class TestTidalHints {
             null,
             true,
             false);
-    return MockRM.launchAndRegisterAM(app, rm, nm);
+    return TidalTestSupport.launchAm(rm, app, nm);
   }
 
   private String token(MockAM am) throws IOException {

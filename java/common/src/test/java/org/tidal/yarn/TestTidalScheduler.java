@@ -109,7 +109,7 @@ public class TestTidalScheduler {
     RMApp app = submit("a", "alice");
     assertEquals("root.a", app.getQueue());
 
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    MockAM am = TidalTestSupport.launchAm(rm, app, nm);
     Container master = app.getCurrentAppAttempt().getMasterContainer();
     assertEquals(nm.getNodeId(), master.getNodeId());
     assertEquals(1024, master.getResource().getMemory());
@@ -153,8 +153,8 @@ public class TestTidalScheduler {
   public void twoQueuesShareTheClusterByWeight() throws Exception {
     start(conf(allocationFile));
     MockNM nm = rm.registerNode("127.0.0.1:1234", 12 * 1024, 12);
-    MockAM amA = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
-    MockAM amB = MockRM.launchAndRegisterAM(submit("b", "bob"), rm, nm);
+    MockAM amA = TidalTestSupport.launchAm(rm, submit("a", "alice"), nm);
+    MockAM amB = TidalTestSupport.launchAm(rm, submit("b", "bob"), nm);
 
     amA.allocate(ResourceRequest.ANY, 1024, 20, new ArrayList<ContainerId>());
     amB.allocate(ResourceRequest.ANY, 1024, 20, new ArrayList<ContainerId>());
@@ -204,7 +204,7 @@ public class TestTidalScheduler {
   public void releasingAContainerFreesItsResources() throws Exception {
     start(conf(allocationFile));
     MockNM nm = rm.registerNode("127.0.0.1:1234", 4096, 4);
-    MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    MockAM am = TidalTestSupport.launchAm(rm, submit("a", "alice"), nm);
     am.allocate(ResourceRequest.ANY, 1024, 3, new ArrayList<ContainerId>());
     List<Container> first = awaitContainers(am, 3, nm);
 
@@ -253,7 +253,7 @@ public class TestTidalScheduler {
   public void finishedContainersAreFreedOnTheNodeHeartbeat() throws Exception {
     start(conf(allocationFile));
     MockNM nm = rm.registerNode("127.0.0.1:1234", 2048, 2);
-    MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    MockAM am = TidalTestSupport.launchAm(rm, submit("a", "alice"), nm);
     am.allocate(ResourceRequest.ANY, 1024, 2, new ArrayList<ContainerId>());
     Container task = awaitContainers(am, 1, nm).get(0);
 
@@ -269,7 +269,7 @@ public class TestTidalScheduler {
   public void expiredContainerIsFreedInTheCore() throws Exception {
     start(conf(allocationFile));
     MockNM nm = rm.registerNode("127.0.0.1:1234", 2048, 2);
-    MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    MockAM am = TidalTestSupport.launchAm(rm, submit("a", "alice"), nm);
     am.allocate(ResourceRequest.ANY, 1024, 1, new ArrayList<ContainerId>());
     Container never = awaitContainers(am, 1, nm).get(0);
 
@@ -326,10 +326,10 @@ public class TestTidalScheduler {
   public void aLargeRequestReservesTheNodeUntilItFits() throws Exception {
     start(conf(allocationFile));
     MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
-    MockAM small = MockRM.launchAndRegisterAM(submit("b", "bob"), rm, nm);
+    MockAM small = TidalTestSupport.launchAm(rm, submit("b", "bob"), nm);
     small.allocate(ResourceRequest.ANY, 1024, 5, new ArrayList<ContainerId>());
     List<Container> smallTasks = awaitContainers(small, 5, nm);
-    MockAM large = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    MockAM large = TidalTestSupport.launchAm(rm, submit("a", "alice"), nm);
     // 7 GB taken, 1 GB free: a 4 GB request does not fit.
     large.allocate(ResourceRequest.ANY, 4096, 1, new ArrayList<ContainerId>());
     small.allocate(ResourceRequest.ANY, 1024, 10, new ArrayList<ContainerId>());
@@ -360,7 +360,7 @@ public class TestTidalScheduler {
     conf.setInt(TidalConfig.MAX_ASSIGN_PER_HEARTBEAT, 2);
     start(conf);
     MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
-    MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    MockAM am = TidalTestSupport.launchAm(rm, submit("a", "alice"), nm);
     am.allocate(ResourceRequest.ANY, 1024, 5, new ArrayList<ContainerId>());
 
     heartbeat(rm, nm);
@@ -374,7 +374,7 @@ public class TestTidalScheduler {
     start(conf(allocationFile));
     MockNM nm1 = rm.registerNode("127.0.0.1:1234", 4096, 4);
     MockNM nm2 = rm.registerNode("127.0.0.2:1234", 4096, 4);
-    MockAM am = MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm1);
+    MockAM am = TidalTestSupport.launchAm(rm, submit("a", "alice"), nm1);
     am.allocate(ResourceRequest.ANY, 1024, 3, new ArrayList<ContainerId>());
     List<Container> onNode2 = awaitContainers(am, 3, nm2);
     for (Container container : onNode2) {
@@ -443,7 +443,7 @@ public class TestTidalScheduler {
     }
     assertEquals(
         childNames("root.a", "root.b"), childNames(scheduler().getQueueInfo("root", true, false)));
-    MockRM.launchAndRegisterAM(submit("b", "bob"), rm, nm);
+    TidalTestSupport.launchAm(rm, submit("b", "bob"), nm);
 
     write(
         allocationFile,
@@ -454,7 +454,7 @@ public class TestTidalScheduler {
         childNames(scheduler().getQueueInfo("root", true, false)));
     RMApp inC = submit("c", "carol");
     assertEquals("root.c", inC.getQueue());
-    MockRM.launchAndRegisterAM(inC, rm, nm);
+    TidalTestSupport.launchAm(rm, inC, nm);
   }
 
   @Test(timeout = 120000)
@@ -462,7 +462,7 @@ public class TestTidalScheduler {
     start(conf(allocationFile));
     MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
     RMApp app = submit("a", "alice");
-    MockRM.launchAndRegisterAM(app, rm, nm);
+    TidalTestSupport.launchAm(rm, app, nm);
 
     QueueInfo root =
         rm.getClientRMService()
@@ -525,7 +525,7 @@ public class TestTidalScheduler {
   public void nativePanicIsAnExceptionAndSchedulingGoesOn() throws Exception {
     start(conf(allocationFile));
     MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
-    MockRM.launchAndRegisterAM(submit("a", "alice"), rm, nm);
+    TidalTestSupport.launchAm(rm, submit("a", "alice"), nm);
 
     try {
       TidalNative.diagnosticPanic("boom");
@@ -534,7 +534,7 @@ public class TestTidalScheduler {
       assertTrue(e.getMessage(), e.getMessage().contains("boom"));
     }
 
-    MockAM am = MockRM.launchAndRegisterAM(submit("b", "bob"), rm, nm);
+    MockAM am = TidalTestSupport.launchAm(rm, submit("b", "bob"), nm);
     am.allocate(ResourceRequest.ANY, 1024, 2, new ArrayList<ContainerId>());
     assertEquals(2, awaitContainers(am, 2, nm).size());
   }
@@ -551,7 +551,7 @@ public class TestTidalScheduler {
     start(conf);
     MockNM nm = rm.registerNode("127.0.0.1:1234", 8192, 8);
     RMApp app = submit("root.eng.etl", "alice");
-    MockRM.launchAndRegisterAM(app, rm, nm);
+    TidalTestSupport.launchAm(rm, app, nm);
 
     QueueInfo root = scheduler().getQueueInfo("root", true, true);
     assertEquals(childNames("root.eng", "root.b"), childNames(root));

@@ -57,7 +57,7 @@ public class TestTidalUwfqAndSlotReservation {
             null,
             true,
             false);
-    return MockRM.launchAndRegisterAM(app, rm, nm);
+    return TidalTestSupport.launchAm(rm, app, nm);
   }
 
   private void ask(MockAM am, int priority, int containers) throws Exception {

@@ -1190,12 +1190,8 @@ impl Scheduler {
         priority: Priority,
         resources: Resources,
     ) -> Result<AllocationId> {
-        let app_idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
-        let n = self.state.node(node).ok_or(CoreError::UnknownNode(node))?;
-        check_resources(&format!("adopted container of application {key}"), &resources)?;
-        if self.state.next_allocation_id.saturating_add(1) > MAX_ALLOCATION_ID {
-            return Err(CoreError::InvalidInput("allocation ids exhausted (2^40); restart the scheduler".into()));
-        }
+        let app_idx = self.check_booking(key, node, "adopted", &resources)?;
+        let n = self.state.node(node).expect("checked above");
         if !(n.allocated + resources).fits_in(&n.capacity) {
             warn!(app = key, node, %resources, allocated = %n.allocated, capacity = %n.capacity,
                   "adopted container overcommits its node");
@@ -1224,12 +1220,7 @@ impl Scheduler {
         priority: Priority,
         resources: Resources,
     ) -> Result<Option<AllocationId>> {
-        let app_idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
-        self.state.node(node).ok_or(CoreError::UnknownNode(node))?;
-        check_resources(&format!("placed container of application {key}"), &resources)?;
-        if self.state.next_allocation_id.saturating_add(1) > MAX_ALLOCATION_ID {
-            return Err(CoreError::InvalidInput("allocation ids exhausted (2^40); restart the scheduler".into()));
-        }
+        let app_idx = self.check_booking(key, node, "placed", &resources)?;
         let qi = self.state.app(app_idx).queue;
         let room = if self.reserved.on(node).is_some() {
             Resources::ZERO
@@ -1243,6 +1234,18 @@ impl Scheduler {
         let id = self.book(node, app_idx, priority, resources, Origin::Placed);
         debug!(app = key, node, allocation = id, %resources, "placed container booked");
         Ok(Some(id))
+    }
+
+    /// What booking one container outside a heartbeat (`kind`: adopted or placed) needs: the
+    /// app and node are known, the resources valid and an allocation id left. Returns the app.
+    fn check_booking(&self, key: AppKey, node: NodeId, kind: &str, resources: &Resources) -> Result<AppIdx> {
+        let app_idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
+        self.state.node(node).ok_or(CoreError::UnknownNode(node))?;
+        check_resources(&format!("{kind} container of application {key}"), resources)?;
+        if self.state.next_allocation_id.saturating_add(1) > MAX_ALLOCATION_ID {
+            return Err(CoreError::InvalidInput("allocation ids exhausted (2^40); restart the scheduler".into()));
+        }
+        Ok(app_idx)
     }
 
     /// Free space on node `id` as an app without holds there sees it (zero for unknown nodes).

@@ -101,17 +101,8 @@ final class ClusterNodes {
   void add(RMNode rmNode) {
     FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
     Integer id = freeNodeIds.isEmpty() ? Integer.valueOf(nextNodeId++) : freeNodeIds.pollFirst();
-    Resource total = node.getTotalResource();
-    try (LocationTable.Batch names = locations.batch()) {
-      TidalNative.addNode(
-          core.handle(),
-          id,
-          names.intern(node.getNodeName()),
-          names.intern(node.getRackName()),
-          total.getMemory(),
-          total.getVirtualCores(),
-          line.devices(total, LineBookkeeping.GPU),
-          line.devices(total, LineBookkeeping.FPGA));
+    try {
+      addToCore(id, node);
     } catch (TidalException e) {
       freeNodeIds.add(id);
       throw e;
@@ -125,7 +116,7 @@ final class ClusterNodes {
             + " (native id "
             + id
             + ") with "
-            + total
+            + node.getTotalResource()
             + ", cluster capacity "
             + scheduler.getClusterResource());
   }
@@ -191,9 +182,10 @@ final class ClusterNodes {
   }
 
   /**
-   * Starts a container that an RM component placed on {@code node} outside a heartbeat, when the
-   * core books it (the node and the attempt's queue have room for it); {@code record} then makes
-   * Hadoop's container record. False when the core refuses or the record cannot be made.
+   * Starts a container that an RM component placed on {@code node} (a tracked node) outside a
+   * heartbeat, when the core books it (the node and the attempt's queue have room for it); {@code
+   * record} then makes Hadoop's container record, or null when it cannot (a stopped attempt). False
+   * when the core refuses or the record cannot be made.
    */
   boolean startPlaced(
       FiCaSchedulerApp attempt,
@@ -203,7 +195,7 @@ final class ClusterNodes {
       PlacedContainer record) {
     Long key = attempts.key(attempt.getApplicationAttemptId());
     Integer nodeId = nodeIds.get(node.getNodeID());
-    if (key == null || nodeId == null || scheduler.node(node.getNodeID()) != node) {
+    if (key == null || nodeId == null) {
       return false;
     }
     long allocationId =
@@ -219,12 +211,18 @@ final class ClusterNodes {
     if (allocationId < 0) {
       return false;
     }
-    RMContainer rmContainer;
-    synchronized (attempt) {
-      rmContainer = attempt.isStopped() ? null : record.start(attempt, node);
+    RMContainer rmContainer = null;
+    try {
+      synchronized (attempt) {
+        rmContainer = record.start(attempt, node);
+      }
+    } finally {
+      // Whatever kept the record from being made, the core must not keep the allocation.
+      if (rmContainer == null) {
+        TidalNative.releaseAllocation(core.handle(), allocationId);
+      }
     }
     if (rmContainer == null) {
-      TidalNative.releaseAllocation(core.handle(), allocationId);
       return false;
     }
     materializer.booked(node, rmContainer, allocationId);
@@ -241,19 +239,23 @@ final class ClusterNodes {
   /** Adds every node to a rebuilt core, under the ids and locations the old one had. */
   void replay() {
     for (Map.Entry<NodeId, Integer> entry : nodeIds.entrySet()) {
-      FiCaSchedulerNode node = scheduler.node(entry.getKey());
-      Resource total = node.getTotalResource();
-      try (LocationTable.Batch names = locations.batch()) {
-        TidalNative.addNode(
-            core.handle(),
-            entry.getValue(),
-            names.intern(node.getNodeName()),
-            names.intern(node.getRackName()),
-            total.getMemory(),
-            total.getVirtualCores(),
-            line.devices(total, LineBookkeeping.GPU),
-            line.devices(total, LineBookkeeping.FPGA));
-      }
+      addToCore(entry.getValue(), scheduler.node(entry.getKey()));
+    }
+  }
+
+  /** Gives the core node {@code id}: its host, rack and capacity. */
+  private void addToCore(int id, FiCaSchedulerNode node) {
+    Resource total = node.getTotalResource();
+    try (LocationTable.Batch names = locations.batch()) {
+      TidalNative.addNode(
+          core.handle(),
+          id,
+          names.intern(node.getNodeName()),
+          names.intern(node.getRackName()),
+          total.getMemory(),
+          total.getVirtualCores(),
+          line.devices(total, LineBookkeeping.GPU),
+          line.devices(total, LineBookkeeping.FPGA));
     }
   }
 

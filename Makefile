@@ -8,7 +8,7 @@ MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
 
-.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-conformance test-it test-it-hadoop3 demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
+.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-conformance test-it test-it-hadoop3 test-docker demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
 
 all: build
 
@@ -29,7 +29,7 @@ jar: native
 
 build: jar
 
-test: test-rust test-java test-conformance test-it-hadoop3 test-it test-cloudlab
+test: test-rust test-java test-conformance test-it-hadoop3 test-it test-cloudlab test-docker
 
 # Formatting and lints gate the Rust tests; rustup installs the components where missing.
 lint-rust: deps
@@ -72,6 +72,12 @@ test-it: jar browser-deps
 # and a work-preserving RM restart (some 3-4 minutes).
 test-it-hadoop3: jar
 	$(MVN) -f it-tests/hadoop3/pom.xml $(MVN_NATIVE) verify
+
+# The docker cluster of the line most clusters run (Hadoop 3.4.3, GPUs declared): image, cluster,
+# cluster-run with an RM restart and its checks (some 4-5 minutes). Root only; last, because the
+# docker engine it starts rewrites the host's firewall rules.
+test-docker: jar
+	HADOOP=3.4.3 docker/cluster-test.sh
 
 demo: demo-yarn demo-sim
 
@@ -137,37 +143,48 @@ fuzz: deps
 	    -T $(FUZZ_SECONDS)s --corpus-dir target/fuzz/corpus/$$t --crashes-dir target/fuzz/crashes/$$t $$t || exit 1; \
 	done
 
-# The docker cluster (docker/): one RM and three NodeManagers of a Hadoop 2.7.7 image with Tidal
-# installed as the README says. The image's HADOOP_HOME is assembled from the it-tests' Maven
-# class path; BASE_IMAGE is pulled, or built locally from Debian's packages when no registry is
-# reachable (docker/base-image.sh).
+# The docker cluster (docker/): one RM, three NodeManagers and a client host of a Hadoop image with
+# Tidal installed as the README says, for either line: HADOOP=3.4.3 (default; NodeManagers
+# advertise a GPU each as yarn.io/gpu) or HADOOP=2.7.7. The image's HADOOP_HOME is assembled from
+# that line's integration-test class path; BASE_IMAGE is pulled, or built locally from Debian's
+# packages when no registry is reachable (docker/base-image.sh).
+HADOOP ?= 3.4.3
 BASE_IMAGE ?= debian:bookworm-slim
 CLUSTER := it-tests/cluster/cluster.sh
+CLUSTER_MODULE_2.7.7 := it-tests
+CLUSTER_MODULE_3.4.3 := it-tests/hadoop3
+CLUSTER_MODULE = $(or $(CLUSTER_MODULE_$(HADOOP)),$(error HADOOP must be 3.4.3 or 2.7.7, not '$(HADOOP)'))
+CLUSTER_BUILD = docker/build/$(HADOOP)
+# Hadoop 2.7.7's NodeManagers are the tests' ResyncSafeNodeManager (it-tests), as in the
+# namespace cluster: the stock one can stop heartbeating after an RM restart's resync.
+CLUSTER_NM_2.7.7 := NODEMANAGER_CLASS=org.tidal.it.ResyncSafeNodeManager \
+  NODEMANAGER_CLASSPATH=/opt/hadoop/share/tez/tidal-it-workloads.jar
 
 cluster-image: jar
 	@docker info >/dev/null 2>&1 || { echo "docker is not running (start dockerd, or install Debian's docker.io)"; exit 1; }
-	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) test-compile
-	it-tests/cluster/layout.sh $(CURDIR)/it-tests/target/cluster.classpath $(NATIVE_DIR)/libtidal_jni.so \
-	  hadoop-conf/tidal-queues.xml docker/build/hadoop copy
-	# What make cluster-run submits besides MapReduce, for clients only: Tez and the test DAG, whose
-	# containers take tidal-replay's system class loader.
-	mkdir -p docker/build/hadoop/share/tez
-	tr ':' '\n' <it-tests/target/cluster.classpath | grep '/org/apache/tez/' | xargs -r cp -t docker/build/hadoop/share/tez
-	jar cf docker/build/hadoop/share/tez/tidal-it-workloads.jar -C it-tests/target/test-classes org/tidal/it
-	cp java/replay/target/tidal-replay.jar docker/build/hadoop/share/tez/
+	$(MVN) -q -f $(CLUSTER_MODULE)/pom.xml $(MVN_NATIVE) test-compile
+	it-tests/cluster/layout.sh $(CURDIR)/$(CLUSTER_MODULE)/target/cluster.classpath $(NATIVE_DIR)/libtidal_jni.so \
+	  hadoop-conf/tidal-queues.xml $(CLUSTER_BUILD)/hadoop copy
+	# What make cluster-run submits besides MapReduce, for clients only: Tez and the test DAG (on
+	# 2.7, its containers take tidal-replay's system class loader).
+	mkdir -p $(CLUSTER_BUILD)/hadoop/share/tez
+	tr ':' '\n' <$(CLUSTER_MODULE)/target/cluster.classpath | grep '/org/apache/tez/' | xargs -r cp -t $(CLUSTER_BUILD)/hadoop/share/tez
+	jar cf $(CLUSTER_BUILD)/hadoop/share/tez/tidal-it-workloads.jar -C $(CLUSTER_MODULE)/target/test-classes org/tidal
+	cp java/replay/target/tidal-replay.jar $(CLUSTER_BUILD)/hadoop/share/tez/
 	base=$$(docker/base-image.sh $(BASE_IMAGE)) && \
-	  docker build -q --network host --build-arg BASE_IMAGE=$$base -t tidal-hadoop:2.7.7 -f docker/Dockerfile docker/build
+	  docker build -q --network host --build-arg BASE_IMAGE=$$base -t tidal-hadoop:$(HADOOP) -f docker/Dockerfile $(CLUSTER_BUILD)
 
 cluster-up: cluster-image
-	CLUSTER_BACKEND=docker $(CLUSTER) start
+	TIDAL_IMAGE=tidal-hadoop:$(HADOOP) $(CLUSTER_NM_$(HADOOP)) CLUSTER_BACKEND=docker $(CLUSTER) start
 
 cluster-down:
 	CLUSTER_BACKEND=docker $(CLUSTER) stop
 
-# A MapReduce job in each of two queues and a Tez DAG in the second, at once; prints their times
-# and Tidal's view of the queues.
+# A MapReduce job in each of two queues and a Tez DAG in the second, at once, on whichever line
+# the cluster runs (on Hadoop 3 the first queue's maps ask for a GPU each); prints their times
+# and Tidal's view of the queues. CLUSTER_RUN_ARGS=--restart-rm restarts the RM while they run.
 cluster-run:
-	docker/cluster-run.sh
+	docker/cluster-run.sh $(CLUSTER_RUN_ARGS)
 
 # tidal-sim, tidal-replay and the namespace cluster's class path (it-tests/target/cluster.classpath).
 replay-tools: jar

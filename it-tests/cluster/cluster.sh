@@ -11,7 +11,8 @@
 #   cluster.sh logs DEST      copy every host's daemon and container logs into DEST/<host>/
 #   cluster.sh partition NM   cut a NodeManager off the network (ns)
 #   cluster.sh heal NM        connect it again (ns)
-#   cluster.sh restart-rm     stop the ResourceManager and start it again (ns)
+#   cluster.sh restart-rm     stop the ResourceManager and start it again; returns once every
+#                             NodeManager is RUNNING under the new one
 #   cluster.sh rm-address     print the address clients reach the RM's web app and REST API at
 #
 # ns settings: CLUSTER_DIR (the shared directory, default it-tests/target/ns-cluster: the default
@@ -281,7 +282,12 @@ case $backend/$cmd in
     compose down -v -t 30
     ;;
   docker/logs) docker_logs "${2:?logs needs a destination directory}" ;;
-  docker/partition | docker/heal | docker/restart-rm) die "$cmd runs on the namespace cluster only" ;;
+  docker/restart-rm)
+    # SIGTERM, then the same container again: its state store is on the shared volume.
+    compose restart -t 30 "$RM"
+    await_health "${CLUSTER_START_TIMEOUT:-180}"
+    ;;
+  docker/partition | docker/heal) die "$cmd runs on the namespace cluster only" ;;
   ns/* | docker/*)
     sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
     exit 2

@@ -1,14 +1,15 @@
 #!/bin/sh
-# One host of a Tidal cluster: Hadoop 2.7.7 daemons and clients run from a HADOOP_HOME in the
-# release tarball's layout (see layout.sh). The namespace cluster and the docker image both run
+# One host of a Tidal cluster: Hadoop daemons and clients (2.7.7 or 3.x) run from a HADOOP_HOME
+# in the release tarball's layout (see layout.sh). The namespace cluster and the docker image both run
 # their daemons through this script.
 #
 #   hadoop-node.sh conf                          render the configuration for this host
 #   hadoop-node.sh resourcemanager|nodemanager   render it and run the daemon in the foreground
 #   hadoop-node.sh run [-DPROP=V...] CLASS [ARGS...]   run a client class (e.g. a job) against the cluster
+#   hadoop-node.sh client                        render it and stay up, a host for clients to run on
 #
 # Environment: CLUSTER_DIR (a directory all hosts see at the same path), NODE_DIR (this host's
-# own), NM_MEMORY_MB and NM_VCORES (what a NodeManager offers), HADOOP_HOME (default: this
+# own), NM_MEMORY_MB, NM_VCORES and NM_GPUS (what a NodeManager offers; GPUs on Hadoop 3 only), HADOOP_HOME (default: this
 # script's parent), JAVA_HOME (default: the java on PATH), NODEMANAGER_CLASS and
 # NODEMANAGER_CLASSPATH (a NodeManager class to run instead of Hadoop's, and where it is).
 set -eu
@@ -18,6 +19,7 @@ HADOOP_HOME=${HADOOP_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
 : "${NODE_DIR:?NODE_DIR must name this host's own directory}"
 NM_MEMORY_MB=${NM_MEMORY_MB:-4096}
 NM_VCORES=${NM_VCORES:-4}
+NM_GPUS=${NM_GPUS:-0}
 if [ -z "${JAVA_HOME:-}" ]; then
   java=$(command -v java) || { echo "hadoop-node.sh: no java on PATH and no JAVA_HOME" >&2; exit 1; }
   JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$java")")")
@@ -32,7 +34,7 @@ render_conf() {
   mkdir -p "$HADOOP_CONF_DIR" "$NODE_DIR/logs" "$CLUSTER_DIR"
   for f in "$HADOOP_HOME"/etc/hadoop/*; do
     sed -e "s|@CLUSTER_DIR@|$CLUSTER_DIR|g" -e "s|@NODE_DIR@|$NODE_DIR|g" -e "s|@CONF_DIR@|$HADOOP_CONF_DIR|g" \
-      -e "s|@NM_MEMORY_MB@|$NM_MEMORY_MB|g" -e "s|@NM_VCORES@|$NM_VCORES|g" \
+      -e "s|@NM_MEMORY_MB@|$NM_MEMORY_MB|g" -e "s|@NM_VCORES@|$NM_VCORES|g" -e "s|@NM_GPUS@|$NM_GPUS|g" \
       "$f" >"$HADOOP_CONF_DIR/$(basename "$f")"
   done
 }
@@ -101,8 +103,18 @@ case "${1:-}" in
     CLIENT=1
     run_java "-Xmx256m" "$@"
     ;;
+  client)
+    # A host whose fate is not tied to a daemon's: clients run here survive an RM restart.
+    render_conf
+    # As a container's first process, a shell ignores SIGTERM unless it traps it.
+    trap 'exit 0' TERM INT
+    while :; do
+      sleep 1 &
+      wait $!
+    done
+    ;;
   *)
-    echo "usage: hadoop-node.sh conf | resourcemanager | nodemanager | run CLASS [ARGS...]" >&2
+    echo "usage: hadoop-node.sh conf | resourcemanager | nodemanager | run CLASS [ARGS...] | client" >&2
     exit 2
     ;;
 esac

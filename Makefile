@@ -7,6 +7,12 @@ CARGO ?= cargo
 MVN ?= mvn -B -ntp
 NATIVE_DIR := $(CURDIR)/target/release
 MVN_NATIVE := -Dtidal.native.dir=$(NATIVE_DIR)
+# The Hadoop line of make demo-yarn and the docker cluster: 3.4.3 (default) or 2.7.7, and the
+# integration-test module that holds it.
+HADOOP ?= 3.4.3
+CLUSTER_MODULE_2.7.7 := it-tests
+CLUSTER_MODULE_3.4.3 := it-tests/hadoop3
+CLUSTER_MODULE = $(or $(CLUSTER_MODULE_$(HADOOP)),$(error HADOOP must be 3.4.3 or 2.7.7, not '$(HADOOP)'))
 
 .PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-conformance test-it test-it-hadoop3 test-docker demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
 
@@ -81,9 +87,10 @@ test-docker: jar
 
 demo: demo-yarn demo-sim
 
-# The embedded YARN mini-cluster under Tidal and under FairScheduler, side by side.
+# The embedded YARN mini-cluster under Tidal and under the stock schedulers, side by side: on
+# Hadoop 3.4.3 (the default, with CapacityScheduler too) or, with HADOOP=2.7.7, on 2.7.7.
 demo-yarn: jar
-	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) test-compile exec:exec@demo
+	$(MVN) -q -f $(CLUSTER_MODULE)/pom.xml $(MVN_NATIVE) test-compile exec:exec@demo
 
 # A paper check on the simulator with generated workloads (no external data needed).
 demo-sim: deps
@@ -148,12 +155,8 @@ fuzz: deps
 # advertise a GPU each as yarn.io/gpu) or HADOOP=2.7.7. The image's HADOOP_HOME is assembled from
 # that line's integration-test class path; BASE_IMAGE is pulled, or built locally from Debian's
 # packages when no registry is reachable (docker/base-image.sh).
-HADOOP ?= 3.4.3
 BASE_IMAGE ?= debian:bookworm-slim
 CLUSTER := it-tests/cluster/cluster.sh
-CLUSTER_MODULE_2.7.7 := it-tests
-CLUSTER_MODULE_3.4.3 := it-tests/hadoop3
-CLUSTER_MODULE = $(or $(CLUSTER_MODULE_$(HADOOP)),$(error HADOOP must be 3.4.3 or 2.7.7, not '$(HADOOP)'))
 CLUSTER_BUILD = docker/build/$(HADOOP)
 # Hadoop 2.7.7's NodeManagers are the tests' ResyncSafeNodeManager (it-tests), as in the
 # namespace cluster: the stock one can stop heartbeating after an RM restart's resync.

@@ -23,6 +23,7 @@ import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.codehaus.jackson.JsonNode;
 import org.junit.Test;
+import org.tidal.it.workload.TwoQueueWorkload;
 
 /**
  * BoPF on a real cluster: one periodic latency-sensitive queue (LQ) beside two throughput queues

@@ -17,12 +17,14 @@ import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.jobhistory.JHAdminConfig;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.service.Service;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.webapp.util.WebAppUtils;
+import org.tidal.it.workload.WorkloadCluster;
 
 /**
  * One JVM holding a real ResourceManager and two NodeManagers (each running the MapReduce shuffle
@@ -31,7 +33,7 @@ import org.apache.hadoop.yarn.webapp.util.WebAppUtils;
  * as child JVMs. There is no JobHistoryServer: clients take a finished job's state from the RM
  * instead.
  */
-public final class MiniClusterHarness implements AutoCloseable {
+public final class MiniClusterHarness implements AutoCloseable, WorkloadCluster {
   /**
    * Jersey and Guice log through java.util.logging: keep their per-web-app start-up chatter and the
    * expected "multiple servlet injectors" warning (see RmWebPipeline) out of the output. Held here
@@ -195,7 +197,18 @@ public final class MiniClusterHarness implements AutoCloseable {
     return scheduler;
   }
 
+  @Override
+  public String schedulerName() {
+    return scheduler.displayName();
+  }
+
+  @Override
+  public Resource containerSize() {
+    return Resource.newInstance(HarnessSettings.CONTAINER_MB, HarnessSettings.CONTAINER_VCORES);
+  }
+
   /** Client configuration pointing at this cluster's RM. */
+  @Override
   public Configuration clientConf() {
     return new Configuration(cluster.getConfig());
   }

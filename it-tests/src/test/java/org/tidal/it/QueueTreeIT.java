@@ -16,6 +16,7 @@ import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.codehaus.jackson.JsonNode;
 import org.junit.Test;
+import org.tidal.it.workload.TwoQueueWorkload;
 
 /**
  * A FairScheduler user's queue tree under Tidal on the mini cluster (8 vcores), with MapReduce

@@ -19,6 +19,7 @@ import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.tez.client.TezClient;
 import org.apache.tez.dag.api.TezConfiguration;
+import org.tidal.it.workload.TwoQueueWorkload;
 
 /**
  * Applications whose running work must survive a ResourceManager restart, a failover or a core

@@ -35,6 +35,7 @@ import org.apache.tez.dag.api.TezConfiguration;
 import org.apache.tez.dag.api.client.DAGClient;
 import org.apache.tez.dag.api.client.DAGStatus;
 import org.junit.Test;
+import org.tidal.it.workload.TwoQueueWorkload;
 
 /**
  * AM hints from a real Tez 0.9.2 ApplicationMaster: a two-vertex DAG runs with Tidal's Tez

@@ -30,6 +30,7 @@ import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
+import org.tidal.it.workload.TwoQueueWorkload;
 
 /**
  * What an operator sees of Tidal on a running cluster, while BoPF's latency queue (LQ) bursts

@@ -30,10 +30,12 @@ import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.junit.runners.Parameterized;
 import org.junit.runners.Parameterized.Parameters;
-import org.tidal.it.TwoQueueWorkload.JobOutcome;
-import org.tidal.it.TwoQueueWorkload.JobSpec;
-import org.tidal.it.TwoQueueWorkload.Result;
-import org.tidal.it.TwoQueueWorkload.Sample;
+import org.tidal.it.workload.SideBySideReport;
+import org.tidal.it.workload.TwoQueueWorkload;
+import org.tidal.it.workload.TwoQueueWorkload.JobOutcome;
+import org.tidal.it.workload.TwoQueueWorkload.JobSpec;
+import org.tidal.it.workload.TwoQueueWorkload.Result;
+import org.tidal.it.workload.TwoQueueWorkload.Sample;
 
 /**
  * The same real-cluster checks against Tidal and against Hadoop's FairScheduler (DRF): Tidal is a
@@ -102,7 +104,8 @@ public class TwoQueueSchedulerIT {
     Result result = new TwoQueueWorkload(cluster, JOBS, 1000, 200_000).run();
     Reports.publish(
         "two-queues-" + scheduler.name().toLowerCase(Locale.ROOT),
-        Reports.sideBySide(Collections.singletonList(result), Reports.queues(JOBS), true),
+        SideBySideReport.sideBySide(
+            Collections.singletonList(result), SideBySideReport.queues(JOBS), true),
         System.out);
 
     for (JobSpec spec : JOBS) {

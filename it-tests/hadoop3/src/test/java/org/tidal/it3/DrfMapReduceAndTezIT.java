@@ -41,7 +41,7 @@ public class DrfMapReduceAndTezIT {
 
   @Test(timeout = 300_000)
   public void mapReduceJobAndTezDagShareTheClusterUnderDrf() throws Exception {
-    try (TidalMiniCluster cluster = TidalMiniCluster.start("drf", "tidal-drf-two-queues.xml")) {
+    try (TidalMiniCluster cluster = TidalMiniCluster.start("drf", "tidal-two-queues.xml")) {
       TidalRest rest = TidalRest.of(cluster);
       assertEquals("policy", "drf", rest.queues().path("policy").asText());
       Configuration conf = cluster.clientConf();

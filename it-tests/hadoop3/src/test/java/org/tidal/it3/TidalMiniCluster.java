@@ -17,6 +17,7 @@ import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.jobhistory.JHAdminConfig;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.service.Service;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
@@ -24,6 +25,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.tidal.it.workload.WorkloadCluster;
 
 /**
  * A Hadoop 3.4 ResourceManager with Tidal plugged in by class name, as yarn-site.xml would, and two
@@ -32,7 +34,7 @@ import org.apache.hadoop.yarn.util.resource.ResourceUtils;
  * finished job's state from the RM. Small enough for a 2-core machine: 2 x (3 GB, 3 vcores), 512 MB
  * and 1 vcore per container, so vcores are every queue's dominant resource.
  */
-final class TidalMiniCluster implements AutoCloseable {
+final class TidalMiniCluster implements WorkloadCluster {
   static final int NODE_MANAGERS = 2;
   static final int NM_MEMORY_MB = 3072;
   static final int NM_VCORES = 3;
@@ -50,10 +52,53 @@ final class TidalMiniCluster implements AutoCloseable {
 
   private final MiniYARNCluster cluster;
   private final boolean resourceTypes;
+  private final String schedulerName;
 
-  private TidalMiniCluster(MiniYARNCluster cluster, boolean resourceTypes) {
+  private TidalMiniCluster(MiniYARNCluster cluster, boolean resourceTypes, String schedulerName) {
     this.cluster = cluster;
     this.resourceTypes = resourceTypes;
+    this.schedulerName = schedulerName;
+  }
+
+  /**
+   * Starts the cluster under {@code scheduler}: TIDAL with the queue file {@code
+   * tidal-two-queues.xml}, FAIR (FairScheduler, DRF) with its equivalent, or CAPACITY
+   * (CapacityScheduler with the dominant resource calculator) with the same two queues at half the
+   * cluster each, elastic to all of it.
+   */
+  static TidalMiniCluster startTwoQueues(String scheduler) throws Exception {
+    Configuration conf = configuration(resourcePath("tidal-two-queues.xml"));
+    switch (scheduler) {
+      case "TIDAL":
+        return start("demo-tidal", conf, false, "Tidal");
+      case "FAIR":
+        conf.set(
+            YarnConfiguration.RM_SCHEDULER,
+            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler");
+        conf.set(
+            "yarn.scheduler.fair.allocation.file", resourcePath("fair-scheduler-two-queues.xml"));
+        // Jobs must land in the queue they name, never in a per-user queue.
+        conf.setBoolean("yarn.scheduler.fair.user-as-default-queue", false);
+        conf.setBoolean("yarn.scheduler.fair.allow-undeclared-pools", false);
+        return start("demo-fair", conf, false, "FairScheduler");
+      case "CAPACITY":
+        conf.set(
+            YarnConfiguration.RM_SCHEDULER,
+            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler");
+        conf.set("yarn.scheduler.capacity.root.queues", "a,b");
+        for (String q : new String[] {"a", "b"}) {
+          conf.set("yarn.scheduler.capacity.root." + q + ".capacity", "50");
+          conf.set("yarn.scheduler.capacity.root." + q + ".maximum-capacity", "100");
+          conf.set("yarn.scheduler.capacity.root." + q + ".user-limit-factor", "2");
+        }
+        conf.set(
+            "yarn.scheduler.capacity.resource-calculator",
+            "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator");
+        return start("demo-capacity", conf, false, "CapacityScheduler");
+      default:
+        throw new IllegalArgumentException(
+            "scheduler must be TIDAL, FAIR or CAPACITY, not " + scheduler);
+    }
   }
 
   /** Starts the cluster with the queue file {@code queueResource} (a test resource). */
@@ -87,7 +132,7 @@ final class TidalMiniCluster implements AutoCloseable {
     // Each task runs once unless something goes wrong: nothing runs twice on purpose.
     conf.setBoolean(MRJobConfig.MAP_SPECULATIVE, false);
     conf.setBoolean(MRJobConfig.REDUCE_SPECULATIVE, false);
-    return start(name, conf, false);
+    return start(name, conf, false, "Tidal");
   }
 
   /**
@@ -121,10 +166,11 @@ final class TidalMiniCluster implements AutoCloseable {
       // NodeManagers read their resources once per JVM unless told to read them again.
       ResourceUtils.resetNodeResources();
     }
-    return start(name, conf, gpusPerNode > 0);
+    return start(name, conf, gpusPerNode > 0, "Tidal");
   }
 
-  private static TidalMiniCluster start(String name, Configuration conf, boolean resourceTypes)
+  private static TidalMiniCluster start(
+      String name, Configuration conf, boolean resourceTypes, String schedulerName)
       throws Exception {
     requireLoopbackHostname();
     // MiniYARNCluster puts its work dir under ./target, i.e. this module's target/.
@@ -140,7 +186,7 @@ final class TidalMiniCluster implements AutoCloseable {
       resetResourceTypes(resourceTypes);
       throw e;
     }
-    return new TidalMiniCluster(cluster, resourceTypes);
+    return new TidalMiniCluster(cluster, resourceTypes, schedulerName);
   }
 
   private static Configuration configuration(String queueFile) {
@@ -251,8 +297,19 @@ final class TidalMiniCluster implements AutoCloseable {
   }
 
   /** Client configuration pointing at this cluster's RM. */
-  Configuration clientConf() {
+  @Override
+  public Configuration clientConf() {
     return new Configuration(cluster.getConfig());
+  }
+
+  @Override
+  public String schedulerName() {
+    return schedulerName;
+  }
+
+  @Override
+  public Resource containerSize() {
+    return Resource.newInstance(CONTAINER_MB, 1);
   }
 
   ResourceManager resourceManager() {

@@ -1,4 +1,4 @@
-package org.tidal.it;
+package org.tidal.it.workload;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -42,9 +42,9 @@ public final class TwoQueueWorkload {
 
   /** One SleepJob: {@code maps} tasks sleeping {@code mapMillis} each, then one short reduce. */
   public static final class JobSpec {
-    final String queue;
-    final int maps;
-    final long mapMillis;
+    public final String queue;
+    public final int maps;
+    public final long mapMillis;
 
     public JobSpec(String queue, int maps, long mapMillis) {
       this.queue = queue;
@@ -105,14 +105,21 @@ public final class TwoQueueWorkload {
 
   /** One run of the workload: the cluster's capacity, the samples taken, each job's outcome. */
   public static final class Result {
-    public final SchedulerUnderTest scheduler;
+    /** The scheduler's display name. */
+    public final String scheduler;
+
     public final Resource clusterCapacity;
+
+    /** The size of every container of the workload. */
+    public final Resource containerSize;
+
     public final List<Sample> samples = new ArrayList<>();
     public final Map<String, JobOutcome> outcomes = new LinkedHashMap<>();
 
-    Result(SchedulerUnderTest scheduler, Resource clusterCapacity) {
+    Result(String scheduler, Resource clusterCapacity, Resource containerSize) {
       this.scheduler = scheduler;
       this.clusterCapacity = clusterCapacity;
+      this.containerSize = containerSize;
     }
 
     /** Equal weights: each queue's DRF fair share is 1/queues of the dominant resource. */
@@ -127,8 +134,8 @@ public final class TwoQueueWorkload {
     /** How far one container moves a queue's dominant share: the granularity of any allocation. */
     public double oneContainerShare() {
       return Math.max(
-          (double) HarnessSettings.CONTAINER_MB / clusterCapacity.getMemory(),
-          (double) HarnessSettings.CONTAINER_VCORES / clusterCapacity.getVirtualCores());
+          (double) containerSize.getMemory() / clusterCapacity.getMemory(),
+          (double) containerSize.getVirtualCores() / clusterCapacity.getVirtualCores());
     }
 
     public List<Sample> contendedSamples() {
@@ -196,13 +203,13 @@ public final class TwoQueueWorkload {
     }
   }
 
-  private final MiniClusterHarness cluster;
+  private final WorkloadCluster cluster;
   private final List<JobSpec> jobs;
   private final long sampleEveryMillis;
   private final long timeoutMillis;
 
   public TwoQueueWorkload(
-      MiniClusterHarness cluster, List<JobSpec> jobs, long sampleEveryMillis, long timeoutMillis) {
+      WorkloadCluster cluster, List<JobSpec> jobs, long sampleEveryMillis, long timeoutMillis) {
     this.cluster = cluster;
     this.jobs = jobs;
     this.sampleEveryMillis = sampleEveryMillis;
@@ -216,7 +223,8 @@ public final class TwoQueueWorkload {
     yarn.start();
     ExecutorService pool = Executors.newFixedThreadPool(jobs.size());
     try {
-      Result result = new Result(cluster.scheduler(), clusterCapacity(yarn));
+      Result result =
+          new Result(cluster.schedulerName(), clusterCapacity(yarn), cluster.containerSize());
 
       List<Job> submitted = new ArrayList<>();
       for (JobSpec spec : jobs) {
@@ -245,7 +253,7 @@ public final class TwoQueueWorkload {
                 "workload did not finish within "
                     + timeoutMillis
                     + " ms under "
-                    + cluster.scheduler().displayName());
+                    + cluster.schedulerName());
           }
           result.samples.add(
               sample(
@@ -311,7 +319,7 @@ public final class TwoQueueWorkload {
     return true;
   }
 
-  static Resource clusterCapacity(YarnClient yarn) throws Exception {
+  public static Resource clusterCapacity(YarnClient yarn) throws Exception {
     int mb = 0;
     int vcores = 0;
     for (NodeReport node : yarn.getNodeReports(NodeState.RUNNING)) {
@@ -402,12 +410,12 @@ public final class TwoQueueWorkload {
     }
   }
 
-  static ApplicationId appId(JobID job) {
+  public static ApplicationId appId(JobID job) {
     return ApplicationId.newInstance(Long.parseLong(job.getJtIdentifier()), job.getId());
   }
 
   /** "root.a" (FairScheduler, Tidal) and "a" both name queue a. */
-  static String shortQueueName(String queue) {
+  public static String shortQueueName(String queue) {
     return queue != null && queue.startsWith("root.") ? queue.substring("root.".length()) : queue;
   }
 }

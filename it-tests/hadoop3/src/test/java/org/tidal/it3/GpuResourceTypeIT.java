@@ -4,32 +4,16 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.security.token.Token;
-import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
-import org.apache.hadoop.yarn.api.records.ApplicationId;
-import org.apache.hadoop.yarn.api.records.ApplicationReport;
-import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
 import org.apache.hadoop.yarn.api.records.Container;
-import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
-import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
-import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.api.records.YarnApplicationAttemptState;
-import org.apache.hadoop.yarn.client.ClientRMProxy;
-import org.apache.hadoop.yarn.client.api.AMRMClient;
-import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
 import org.junit.Test;
 
 /**
@@ -104,95 +88,6 @@ public class GpuResourceTypeIT {
       } finally {
         yarn.stop();
       }
-    }
-  }
-
-  /**
-   * An application whose AM is this JVM: submitted unmanaged, registered with its AMRM token, and
-   * unregistered on close.
-   */
-  private static final class UnmanagedAm implements AutoCloseable {
-    final List<Container> held = new ArrayList<>();
-    private final UserGroupInformation ugi;
-    private final AMRMClient<ContainerRequest> client;
-
-    private UnmanagedAm(UserGroupInformation ugi, AMRMClient<ContainerRequest> client) {
-      this.ugi = ugi;
-      this.client = client;
-    }
-
-    static UnmanagedAm start(YarnClient yarn, Configuration conf, String queue) throws Exception {
-      ApplicationSubmissionContext context =
-          yarn.createApplication().getApplicationSubmissionContext();
-      ApplicationId app = context.getApplicationId();
-      context.setApplicationName("gpu-it-" + queue);
-      context.setQueue(queue);
-      context.setUnmanagedAM(true);
-      context.setResource(Resource.newInstance(256, 1));
-      context.setAMContainerSpec(
-          ContainerLaunchContext.newInstance(null, null, null, null, null, null));
-      yarn.submitApplication(context);
-      ApplicationAttemptId attempt = awaitLaunched(yarn, app);
-      Token<AMRMTokenIdentifier> token = yarn.getAMRMToken(app);
-      token.setService(ClientRMProxy.getAMRMTokenService(conf));
-      UserGroupInformation ugi = UserGroupInformation.createRemoteUser(attempt.toString());
-      ugi.addToken(token);
-      AMRMClient<ContainerRequest> client =
-          ugi.doAs(
-              (java.security.PrivilegedExceptionAction<AMRMClient<ContainerRequest>>)
-                  () -> {
-                    AMRMClient<ContainerRequest> c = AMRMClient.createAMRMClient();
-                    c.init(conf);
-                    c.start();
-                    c.registerApplicationMaster("localhost", 0, "");
-                    return c;
-                  });
-      return new UnmanagedAm(ugi, client);
-    }
-
-    private static ApplicationAttemptId awaitLaunched(YarnClient yarn, ApplicationId app)
-        throws Exception {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (true) {
-        ApplicationReport report = yarn.getApplicationReport(app);
-        ApplicationAttemptId attempt = report.getCurrentApplicationAttemptId();
-        if (attempt != null
-            && yarn.getApplicationAttemptReport(attempt).getYarnApplicationAttemptState()
-                == YarnApplicationAttemptState.LAUNCHED) {
-          return attempt;
-        }
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError(app + " was not launched: " + report);
-        }
-        Thread.sleep(100);
-      }
-    }
-
-    void ask(Resource capability, int count) {
-      for (int i = 0; i < count; i++) {
-        client.addContainerRequest(
-            new ContainerRequest(capability, null, null, Priority.newInstance(1)));
-      }
-    }
-
-    void poll() throws Exception {
-      ugi.doAs(
-          (java.security.PrivilegedExceptionAction<Void>)
-              () -> {
-                held.addAll(client.allocate(0.5f).getAllocatedContainers());
-                return null;
-              });
-    }
-
-    @Override
-    public void close() throws Exception {
-      ugi.doAs(
-          (java.security.PrivilegedExceptionAction<Void>)
-              () -> {
-                client.unregisterApplicationMaster(FinalApplicationStatus.SUCCEEDED, "", "");
-                client.stop();
-                return null;
-              });
     }
   }
 }

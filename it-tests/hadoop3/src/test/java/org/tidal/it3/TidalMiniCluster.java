@@ -107,6 +107,21 @@ final class TidalMiniCluster implements WorkloadCluster {
   }
 
   /**
+   * Starts the cluster with the queue file {@code queueResource} and Hadoop's placement processor
+   * ({@code yarn.resourcemanager.placement-constraints.handler=placement-processor}): scheduling
+   * requests with placement constraints are placed by the processor, which asks Tidal to commit
+   * each container on the node it picked.
+   */
+  static TidalMiniCluster startWithPlacementProcessor(String name, String queueResource)
+      throws Exception {
+    Configuration conf = configuration(resourcePath(queueResource));
+    conf.set(
+        YarnConfiguration.RM_PLACEMENT_CONSTRAINTS_HANDLER,
+        YarnConfiguration.PROCESSOR_RM_PLACEMENT_CONSTRAINTS_HANDLER);
+    return start(name, conf, false, "Tidal");
+  }
+
+  /**
    * Starts a cluster whose RM can restart while its NodeManagers and their containers stay:
    * work-preserving recovery from a FileSystemRMStateStore under the work directory, with Tidal's
    * own state beside it (its default). The NodeManagers reach the RM over RPC at YARN's default

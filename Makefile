@@ -75,8 +75,8 @@ test-it: jar browser-deps
 
 # Tidal's Hadoop 3 adapter on a Hadoop 3.4.3 mini cluster: a MapReduce job and a Tez 0.10.4 DAG
 # in two queues at once under DRF, a job in an admitted LQ under BoPF, GPUs as a resource type,
-# a work-preserving RM restart and anti-affinity through the placement processor (some 3-4
-# minutes).
+# a work-preserving RM restart, anti-affinity through the placement processor and Hadoop's own
+# tools (scheduler page, REST, yarn queue -status, JMX) during a burst (some 4 minutes).
 test-it-hadoop3: jar
 	$(MVN) -f it-tests/hadoop3/pom.xml $(MVN_NATIVE) verify
 

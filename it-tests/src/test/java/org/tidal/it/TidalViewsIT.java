@@ -4,14 +4,9 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assume.assumeTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.net.HttpURLConnection;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -30,6 +25,7 @@ import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
+import org.tidal.it.tools.OperatorTools;
 import org.tidal.it.workload.TwoQueueWorkload;
 
 /**
@@ -129,7 +125,7 @@ public class TidalViewsIT {
 
     JsonNode info =
         MAPPER
-            .readTree(get(cluster.rmWebUrl() + "/ws/v1/cluster/scheduler"))
+            .readTree(OperatorTools.get(cluster.rmWebUrl() + "/ws/v1/cluster/scheduler"))
             .path("scheduler")
             .path("schedulerInfo");
     checks.check(
@@ -266,31 +262,9 @@ public class TidalViewsIT {
 
   /** What {@code yarn queue -status <queue>} prints, through Hadoop's own QueueCLI. */
   private static String queueStatus(String queue) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
     QueueCLI cli = new QueueCLI();
     cli.setClient(yarn);
-    PrintStream print = new PrintStream(out, true, "UTF-8");
-    cli.setSysOutPrintStream(print);
-    cli.setSysErrPrintStream(print);
-    int code = cli.run(new String[] {"-status", queue});
-    String text = out.toString(StandardCharsets.UTF_8);
-    assertEquals("yarn queue -status " + queue + ":\n" + text, 0, code);
-    return text;
-  }
-
-  private static String get(String url) throws IOException {
-    HttpURLConnection http = (HttpURLConnection) new URL(url).openConnection();
-    http.setRequestProperty("Accept", "application/json");
-    http.setConnectTimeout(10_000);
-    http.setReadTimeout(30_000);
-    int code = http.getResponseCode();
-    InputStream in = code >= 400 ? http.getErrorStream() : http.getInputStream();
-    String body;
-    try (InputStream s = in) {
-      body = s == null ? "" : new String(s.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    assertEquals(url + " answered " + code + ": " + body, 200, code);
-    return body;
+    return OperatorTools.queueStatus(cli, queue);
   }
 
   private static String read(File f) throws IOException {

@@ -9,7 +9,7 @@
 #
 # On a Hadoop 3 cluster the first queue's maps ask for one GPU each (yarn.io/gpu), so the two
 # queues' dominant shares are over different resources. --restart-rm restarts the RM (work-
-# preserving) once every job is running. A job's outcome is the RM's final status of its
+# preserving) once two of the jobs are running. A job's outcome is the RM's final status of its
 # application: a client that lost the RM while its job ran on is not a failed job. --check also
 # fails the run unless every job ran with one AM attempt, Tidal's shares match its usage over
 # every resource, and (Hadoop 3) the GPU queue's dominant resource was GPUs.
@@ -88,12 +88,18 @@ pids+=($!)
 
 # Each queue's running containers, its use of every resource and its dominant share, every 5 s
 # while the jobs run; the samples are kept for --check.
-report='[.cluster as $c | .queues[] | select(.name == $a or .name == $b)
+report='[.queues[] | select(.name == $a or .name == $b)
   | "\(.name): \(.running_containers) containers, "
     + (.used | to_entries | map("\(.value) \(.key)") | join(" "))
     + ", share \(.dominant_share * 100 | floor)%"] | join("   ")'
+# Whether any job's client is still running (kill -0 on several pids fails once one has ended).
+any_running() {
+  local p
+  for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && return 0; done
+  return 1
+}
 restarted=
-while kill -0 "${pids[@]}" 2>/dev/null; do
+while any_running; do
   if sample=$(curl -sf --max-time 5 "$rest"); then
     echo "$sample" >>"$out/samples.jsonl"
     jq -r --arg a "root.${queues[0]}" --arg b "root.${queues[1]}" "$report" <<<"$sample" || true

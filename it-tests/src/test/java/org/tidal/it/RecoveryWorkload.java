@@ -19,6 +19,7 @@ import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.tez.client.TezClient;
 import org.apache.tez.dag.api.TezConfiguration;
+import org.tidal.it.tez.SleepDag;
 import org.tidal.it.workload.TwoQueueWorkload;
 
 /**
@@ -114,7 +115,7 @@ final class RecoveryWorkload implements AutoCloseable {
     TezClient tez = TezClient.create("recovery-" + queue, tezConf, false);
     tezClients.add(tez);
     tez.start();
-    tez.submitDAG(TezSleepDag.dag("recovery-" + queue, producers, producerMillis, consumerMillis));
+    tez.submitDAG(SleepDag.dag("recovery-" + queue, producers, producerMillis, consumerMillis));
     App app = new App("Tez DAG", queue, tez.getAppMasterApplicationId(), 1 + producers + 1);
     apps.add(app);
     return app;

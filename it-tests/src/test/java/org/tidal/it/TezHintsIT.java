@@ -35,6 +35,7 @@ import org.apache.tez.dag.api.TezConfiguration;
 import org.apache.tez.dag.api.client.DAGClient;
 import org.apache.tez.dag.api.client.DAGStatus;
 import org.junit.Test;
+import org.tidal.it.tez.SleepDag;
 import org.tidal.it.workload.TwoQueueWorkload;
 
 /**
@@ -230,7 +231,7 @@ public class TezHintsIT {
 
   /** producer (PRODUCER_TASKS tasks) -> broadcast -> consumer (1 task). */
   private static DAG dag() {
-    return TezSleepDag.dag("tidal-hints-it", PRODUCER_TASKS, PRODUCER_MILLIS, CONSUMER_MILLIS);
+    return SleepDag.dag("tidal-hints-it", PRODUCER_TASKS, PRODUCER_MILLIS, CONSUMER_MILLIS);
   }
 
   private static Job sleepJob(Configuration base) throws Exception {

@@ -2,7 +2,6 @@ package org.tidal.it;
 
 import java.io.File;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.tez.dag.api.DAG;
 import org.apache.tez.dag.api.TezConfiguration;
 import org.tidal.it.tez.SleepDag;
 import org.tidal.replay.TezAmClassLoader;
@@ -38,10 +37,5 @@ public final class TezSleepDag {
         workDir,
         HarnessSettings.CONTAINER_MB,
         HarnessSettings.amJavaOpts() + " " + TEZ_JDK_OPTS);
-  }
-
-  /** producer ({@code producers} tasks) -> broadcast -> consumer (1 task). */
-  static DAG dag(String name, int producers, long producerMillis, long consumerMillis) {
-    return SleepDag.dag(name, producers, producerMillis, consumerMillis);
   }
 }

@@ -17,6 +17,7 @@ import org.apache.tez.dag.api.TezConfiguration;
 import org.apache.tez.dag.api.client.DAGClient;
 import org.apache.tez.dag.api.client.DAGStatus;
 import org.junit.Test;
+import org.tidal.it.tez.SleepDag;
 
 /**
  * Tidal under DRF on Hadoop 3.4.3: a MapReduce sleep job in {@code root.a} and a Tez 0.10 sleep DAG
@@ -61,7 +62,7 @@ public class DrfMapReduceAndTezIT {
         tez.start();
         DAGClient dag =
             tez.submitDAG(
-                TezSleepDag.dag(
+                SleepDag.dag(
                     "sleep-dag-b", TEZ_PRODUCERS, TEZ_PRODUCER_MILLIS, TEZ_CONSUMER_MILLIS));
         ApplicationId tezApp = tez.getAppMasterApplicationId();
         System.out.printf("== MapReduce job %s in root.a, Tez DAG %s in root.b%n", mrApp, tezApp);

@@ -2,7 +2,6 @@ package org.tidal.it3;
 
 import java.io.File;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.tez.dag.api.DAG;
 import org.apache.tez.dag.api.TezConfiguration;
 import org.tidal.it.tez.SleepDag;
 
@@ -28,10 +27,5 @@ public final class TezSleepDag {
         new File(TidalMiniCluster.workDir()),
         TidalMiniCluster.CONTAINER_MB,
         TidalMiniCluster.amJavaOpts());
-  }
-
-  /** producer ({@code producers} tasks) -> broadcast -> consumer (1 task). */
-  static DAG dag(String name, int producers, long producerMillis, long consumerMillis) {
-    return SleepDag.dag(name, producers, producerMillis, consumerMillis);
   }
 }

@@ -14,7 +14,7 @@ CLUSTER_MODULE_2.7.7 := it-tests
 CLUSTER_MODULE_3.4.3 := it-tests/hadoop3
 CLUSTER_MODULE = $(or $(CLUSTER_MODULE_$(HADOOP)),$(error HADOOP must be 3.4.3 or 2.7.7, not '$(HADOOP)'))
 
-.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-conformance test-it test-it-hadoop3 test-docker demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
+.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-conformance test-it test-it-references test-it-hadoop3 test-docker demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
 
 all: build
 
@@ -72,6 +72,14 @@ browser-deps:
 
 test-it: jar browser-deps
 	$(MVN) -f it-tests/pom.xml $(MVN_NATIVE) verify
+
+# Hadoop 2.7.7's FairScheduler through the parameterized integration tests that make test runs
+# under Tidal (two queues, RM restart, RM failover): the reference that checks the harness itself
+# rather than Tidal (some 5 minutes).
+test-it-references: jar
+	$(MVN) -f it-tests/pom.xml $(MVN_NATIVE) verify -Dit.schedulers=FAIR \
+	  -Dit.test='TwoQueueSchedulerIT,RmRestartIT,RmFailoverIT' -Dit.namespace.skip=true -Dtest=none \
+	  -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
 
 # Tidal's Hadoop 3 adapter on a Hadoop 3.4.3 mini cluster: a MapReduce job and a Tez 0.10.4 DAG
 # in two queues at once under DRF, a job in an admitted LQ under BoPF, GPUs as a resource type,

@@ -19,14 +19,14 @@ use tidal_core::CoreError;
 /// The Java exception classes the bridge raises, one per kind of failure; all extend
 /// `TidalException`, so callers that do not care about the kind catch that.
 pub mod exceptions {
-    pub const INVALID: &str = "org/tidal/yarn/TidalInvalidInputException";
-    pub const NOT_FOUND: &str = "org/tidal/yarn/TidalNotFoundException";
-    pub const CONFLICT: &str = "org/tidal/yarn/TidalConflictException";
-    pub const FORBIDDEN: &str = "org/tidal/yarn/TidalForbiddenException";
+    pub const INVALID: &str = "org/tidal/yarn/bridge/TidalInvalidInputException";
+    pub const NOT_FOUND: &str = "org/tidal/yarn/bridge/TidalNotFoundException";
+    pub const CONFLICT: &str = "org/tidal/yarn/bridge/TidalConflictException";
+    pub const FORBIDDEN: &str = "org/tidal/yarn/bridge/TidalForbiddenException";
     /// A failure of the JNI machinery itself, or a scheduler handle already destroyed; also the
     /// fallback when the class of a failure cannot be raised.
-    pub const BRIDGE: &str = "org/tidal/yarn/TidalException";
-    pub const PANIC: &str = "org/tidal/yarn/TidalPanicException";
+    pub const BRIDGE: &str = "org/tidal/yarn/bridge/TidalException";
+    pub const PANIC: &str = "org/tidal/yarn/bridge/TidalPanicException";
     pub const ALL: [&str; 6] = [INVALID, NOT_FOUND, CONFLICT, FORBIDDEN, BRIDGE, PANIC];
     /// The classes raised with a [`Subject`](super::Subject): they declare
     /// [`SUBJECT_CONSTRUCTOR`](super::SUBJECT_CONSTRUCTOR).
@@ -254,7 +254,7 @@ mod tests {
                 Attempt::Plain { class: exceptions::BRIDGE, message: "unknown application 42".into() },
                 Attempt::Plain {
                     class: exceptions::LAST_RESORT,
-                    message: "Tidal native call failed and org/tidal/yarn/TidalNotFoundException could not be raised: \
+                    message: "Tidal native call failed and org/tidal/yarn/bridge/TidalNotFoundException could not be raised: \
                               unknown application 42"
                         .into()
                 },

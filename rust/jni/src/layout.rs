@@ -50,7 +50,7 @@ layout! {
         /// arguments the other side reads as other types and crash the JVM. Bump it in the Rust
         /// table whenever a native method or a layout value changes (a test holds it to a
         /// fingerprint of both).
-        BRIDGE_VERSION: jint = 6;
+        BRIDGE_VERSION: jint = 7;
     }
     group "location" {
         /// Location id of the YARN "any" resource name (`ResourceRequest.ANY`).
@@ -169,7 +169,7 @@ pub const fn locality_value(locality: Locality) -> i64 {
 const _: () = assert!(ANY_LOCATION == tidal_core::ids::ANY);
 
 /// Where the generated Java class lives, from the repository root.
-pub const JAVA_PATH: &str = "java/common/src/main/java/org/tidal/yarn/WireLayout.java";
+pub const JAVA_PATH: &str = "java/common/src/main/java/org/tidal/yarn/bridge/WireLayout.java";
 
 /// The command that regenerates [`JAVA_PATH`] from the repository root.
 pub const JAVA_COMMAND: &str = "cargo run -p tidal-jni --bin java-layout -- --write";
@@ -195,7 +195,7 @@ pub fn java_source() -> String {
     out.push_str(&format!("//   {JAVA_COMMAND}\n"));
     out.push_str("// Do not edit it by hand: change the table there and regenerate; a test of tidal-jni fails\n");
     out.push_str("// while this file differs from what the table generates.\n");
-    out.push_str("package org.tidal.yarn;\n\n");
+    out.push_str("package org.tidal.yarn.bridge;\n\n");
     out.push_str(&javadoc(0, &[CLASS_DOC.to_string()]));
     out.push_str("public final class WireLayout {\n");
     for c in TABLE {

@@ -1,4 +1,4 @@
-//! The JNI bridge between the Java shim (`org.tidal.yarn.TidalNative`) and `tidal-core`.
+//! The JNI bridge between the Java shim (`org.tidal.yarn.bridge.TidalNative`) and `tidal-core`.
 //!
 //! This crate knows JNI and nothing of policy: every entry point decodes primitive arrays (the
 //! node heartbeat, the hot path, a direct buffer that it reads and writes in place), calls one
@@ -263,7 +263,7 @@ fn jstring_of(env: &mut JNIEnv, s: &str) -> BridgeResult<jstring> {
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_create<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_create<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     xml: JString<'l>,
@@ -282,7 +282,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_create<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_destroy<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_destroy<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -295,7 +295,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_destroy<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_reconfigure<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_reconfigure<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -314,7 +314,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_reconfigure<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_addNode<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_addNode<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -335,7 +335,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_addNode<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_removeNode<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_removeNode<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -351,7 +351,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_removeNode<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_updateNodeResource<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_updateNodeResource<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -368,7 +368,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_updateNodeResource<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_addApp<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_addApp<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -386,7 +386,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_addApp<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_placeApp<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_placeApp<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -402,7 +402,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_placeApp<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_placementUsesGroups<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_placementUsesGroups<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -414,7 +414,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_placementUsesGroups<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_submitApp<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_submitApp<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -433,7 +433,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_submitApp<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_removeApp<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_removeApp<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -446,7 +446,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_removeApp<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_allocate<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_allocate<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -476,7 +476,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_allocate<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_nodeHeartbeat<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_nodeHeartbeat<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -505,7 +505,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_nodeHeartbeat<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_locationsInUse<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_locationsInUse<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -520,7 +520,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_locationsInUse<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_releaseAllocation<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_releaseAllocation<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -536,7 +536,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_releaseAllocation<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_adoptAllocation<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_adoptAllocation<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -557,7 +557,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_adoptAllocation<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_setAppPriority<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_setAppPriority<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -571,7 +571,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_setAppPriority<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_placeOnNode<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_placeOnNode<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -593,7 +593,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_placeOnNode<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_snapshotState<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_snapshotState<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -606,7 +606,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_snapshotState<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_restoreState<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_restoreState<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -620,7 +620,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_restoreState<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_armHeartbeatPanic<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_armHeartbeatPanic<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -629,7 +629,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_armHeartbeatPanic<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_registerQueue<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_registerQueue<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -648,7 +648,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_registerQueue<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_unregisterQueue<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_unregisterQueue<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -665,7 +665,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_unregisterQueue<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_setHints<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_setHints<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -681,7 +681,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_setHints<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_queueStatusJson<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_queueStatusJson<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -693,7 +693,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_queueStatusJson<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_historyJson<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_historyJson<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -706,7 +706,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_historyJson<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_fullQueueName<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_fullQueueName<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     name: JString<'l>,
@@ -718,7 +718,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_fullQueueName<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_drainLogs<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_drainLogs<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
 ) -> jstring {
@@ -726,7 +726,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_drainLogs<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_TidalNative_diagnosticPanic<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_TidalNative_diagnosticPanic<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     message: JString<'l>,
@@ -738,7 +738,7 @@ pub extern "system" fn Java_org_tidal_yarn_TidalNative_diagnosticPanic<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_tidal_yarn_NativeLoader_bridgeVersion<'l>(
+pub extern "system" fn Java_org_tidal_yarn_bridge_NativeLoader_bridgeVersion<'l>(
     _env: JNIEnv<'l>,
     _class: JClass<'l>,
 ) -> jint {

@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const JAVA_PACKAGE_DIR: &str = "java/common/src/main/java";
-const NATIVE_CLASS: &str = "org/tidal/yarn/TidalNative";
+const NATIVE_CLASS: &str = "org/tidal/yarn/bridge/TidalNative";
+/// Every Java class that declares natives: the bindings, and the loader's version check.
+const CLASSES_WITH_NATIVES: [&str; 2] = [NATIVE_CLASS, "org/tidal/yarn/bridge/NativeLoader"];
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -47,27 +49,33 @@ fn arity(params: &str) -> usize {
     }
 }
 
-/// `name -> arity` of the `native` methods declared in the Java class.
+/// `class.name -> arity` of the `native` methods the Java classes declare.
 fn java_natives() -> BTreeMap<String, usize> {
-    let src = strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join(format!("{NATIVE_CLASS}.java"))));
     let mut out = BTreeMap::new();
-    for decl in src.split(';') {
-        // A declaration reads `... native <type> <name>(<params>)`; anything before `native`
-        // in the chunk (an earlier member's body) is skipped.
-        let Some(at) = decl.find(" native ") else { continue };
-        let decl = &decl[at..];
-        let Some(open) = decl.find('(') else { continue };
-        let head = &decl[..open];
-        let name = head.split_whitespace().last().expect("a method name before '('").to_string();
-        let close = decl.rfind(')').expect("a ')' closing the parameters");
-        assert!(out.insert(name.clone(), arity(&decl[open + 1..close])).is_none(), "overloaded native {name}");
+    for class in CLASSES_WITH_NATIVES {
+        let src = strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join(format!("{class}.java"))));
+        for decl in src.split(';') {
+            // A declaration reads `... static native <type> <name>(<params>)` (JNI entry points
+            // here are all static); anything before `native` in the chunk (an earlier member's
+            // body, a message that says "native") is skipped.
+            let Some(at) = decl.find(" static native ").map(|at| at + " static".len()) else { continue };
+            let decl = &decl[at..];
+            let Some(open) = decl.find('(') else { continue };
+            let head = &decl[..open];
+            let name = head.split_whitespace().last().expect("a method name before '('");
+            let close = decl.rfind(')').expect("a ')' closing the parameters");
+            let key = format!("{class}.{name}");
+            assert!(out.insert(key.clone(), arity(&decl[open + 1..close])).is_none(), "overloaded native {key}");
+        }
     }
     out
 }
 
-/// `name -> arity` (without the JNIEnv and class parameters) of the exported JNI functions.
+/// `class.name -> arity` (without the JNIEnv and class parameters) of the exported JNI functions;
+/// an export for no class of [`CLASSES_WITH_NATIVES`] keeps its symbol as its key.
 fn rust_exports() -> BTreeMap<String, usize> {
-    let prefix = format!("Java_{}_", NATIVE_CLASS.replace('/', "_"));
+    let prefixes: Vec<(String, &str)> =
+        CLASSES_WITH_NATIVES.iter().map(|class| (format!("Java_{}_", class.replace('/', "_")), *class)).collect();
     let mut out = BTreeMap::new();
     for entry in std::fs::read_dir(repo_root().join("rust/jni/src")).expect("rust/jni/src") {
         let path = entry.expect("dir entry").path();
@@ -85,11 +93,15 @@ fn rust_exports() -> BTreeMap<String, usize> {
             let open = after.find('(').expect("parameters");
             let close = after.find(')').expect("closing parenthesis");
             let last_attr = preceding.rfind("#[").map(|i| &preceding[i..]).unwrap_or("");
-            if let Some(method) = name.strip_prefix(&prefix) {
+            if name.starts_with("Java_") {
                 assert!(last_attr.starts_with("#[no_mangle]"), "{name} is not #[no_mangle], so the JVM cannot find it");
                 let params = arity(&after[open + 1..close]);
                 assert!(params >= 2, "{name} lacks the JNIEnv and class parameters");
-                out.insert(method.to_string(), params - 2);
+                let key = prefixes
+                    .iter()
+                    .find_map(|(prefix, class)| name.strip_prefix(prefix.as_str()).map(|m| format!("{class}.{m}")))
+                    .unwrap_or_else(|| name.to_string());
+                out.insert(key, params - 2);
             }
             rest = &after[close..];
         }
@@ -157,11 +169,11 @@ fn every_exception_raised_with_a_subject_declares_the_bridges_constructor() {
 /// The bridge version and the fingerprint of the contract it names. When `TidalNative`'s natives
 /// or the wire layout change, bump the version in rust/jni/src/layout.rs and record the new
 /// fingerprint here.
-const RECORDED_CONTRACT: (i32, u64) = (6, 0x93fc_7f1a_224e_f010);
+const RECORDED_CONTRACT: (i32, u64) = (7, 0x420d_503c_0e48_9971);
 
-/// FNV-1a over `TidalNative`'s native declarations and constants, whitespace collapsed, and over
-/// every wire layout constant but the version, as `NAME=value;`: what a jar and a library must
-/// agree on.
+/// FNV-1a over `TidalNative`'s binary name (the JNI symbols' prefix), its native declarations and
+/// constants, whitespace collapsed, and over every wire layout constant but the version, as
+/// `NAME=value;`: what a jar and a library must agree on.
 fn contract_fingerprint() -> u64 {
     let src = strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join(format!("{NATIVE_CLASS}.java"))));
     let mut hash = 0xcbf2_9ce4_8422_2325_u64;
@@ -170,6 +182,7 @@ fn contract_fingerprint() -> u64 {
             hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
         }
     };
+    add(NATIVE_CLASS);
     for decl in src.split(';') {
         let start = decl.find(" native ").or_else(|| decl.find("static final "));
         let Some(at) = start else { continue };
@@ -184,7 +197,8 @@ fn contract_fingerprint() -> u64 {
 #[test]
 fn the_bridge_version_names_the_contract_and_the_loader_checks_it() {
     // Java's version is WireLayout's, generated from the same table (see java_layout.rs).
-    let loader = strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join("org/tidal/yarn/NativeLoader.java")));
+    let loader =
+        strip_comments(&read(&repo_root().join(JAVA_PACKAGE_DIR).join("org/tidal/yarn/bridge/NativeLoader.java")));
     assert!(
         loader.contains("found != WireLayout.BRIDGE_VERSION"),
         "NativeLoader must refuse a library whose bridgeVersion() differs from WireLayout.BRIDGE_VERSION"

@@ -14,8 +14,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.codehaus.jackson.JsonNode;
 import org.junit.Test;
-import org.tidal.yarn.TidalConfig;
 import org.tidal.yarn.TidalScheduler;
+import org.tidal.yarn.config.TidalConfig;
 
 /**
  * A panic of Tidal's native core in the middle of a node heartbeat, on a real cluster: with

@@ -10,15 +10,15 @@ import org.junit.runners.Parameterized;
 import org.junit.runners.Parameterized.Parameters;
 
 /**
- * ResourceManager high availability on a real cluster, under Tidal and under Hadoop's
- * FairScheduler: two RMs in one mini cluster share a ZKRMStateStore on a ZooKeeper server in this
- * JVM and elect the active one through it (automatic failover with the embedded elector). While
- * MapReduce jobs in the BoPF LQ and in a queue registered at run time (Tidal; FairScheduler has it
- * in its allocation file) have their AM and tasks running, the active RM is stopped; the standby
- * must become active with the same queues and admission classes (Tidal keeps its state in znodes
- * beside the ZooKeeper RM state store, its default) and adopt the running containers: every job
- * succeeds with its first attempt, no container is killed by the RM, no task runs twice and the new
- * RM allocates new containers.
+ * ResourceManager high availability on a real cluster, under Tidal and, as the reference ({@link
+ * SchedulerUnderTest#parameters}), under Hadoop's FairScheduler: two RMs in one mini cluster share
+ * a ZKRMStateStore on a ZooKeeper server in this JVM and elect the active one through it (automatic
+ * failover with the embedded elector). While MapReduce jobs in the BoPF LQ and in a queue
+ * registered at run time (Tidal; FairScheduler has it in its allocation file) have their AM and
+ * tasks running, the active RM is stopped; the standby must become active with the same queues and
+ * admission classes (Tidal keeps its state in znodes beside the ZooKeeper RM state store, its
+ * default) and adopt the running containers: every job succeeds with its first attempt, no
+ * container is killed by the RM, no task runs twice and the new RM allocates new containers.
  *
  * <p>Stopping the active RM is the failover a crashed RM causes, short of the ZooKeeper session
  * timeout: the stopping RM's elector leaves the election at once, the standby's elector wins it and

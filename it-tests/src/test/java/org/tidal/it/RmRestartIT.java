@@ -10,12 +10,12 @@ import org.junit.runners.Parameterized;
 import org.junit.runners.Parameterized.Parameters;
 
 /**
- * Work-preserving ResourceManager restart on a real cluster, under Tidal and under Hadoop's
- * FairScheduler: the RM stops while MapReduce jobs in a TQ, a BoPF LQ and (Tidal) a queue
- * registered at run time, and a Tez DAG in a second TQ, all have their AM and tasks running; a new
- * RM starts on the same ports and state store ({@code yarn.resourcemanager.recovery.enabled} with a
- * FileSystemRMStateStore, with Tidal's own state beside it by default). The NodeManagers and their
- * containers stay up throughout.
+ * Work-preserving ResourceManager restart on a real cluster, under Tidal and, as the reference
+ * ({@link SchedulerUnderTest#parameters}), under Hadoop's FairScheduler: the RM stops while
+ * MapReduce jobs in a TQ, a BoPF LQ and (Tidal) a queue registered at run time, and a Tez DAG in a
+ * second TQ, all have their AM and tasks running; a new RM starts on the same ports and state store
+ * ({@code yarn.resourcemanager.recovery.enabled} with a FileSystemRMStateStore, with Tidal's own
+ * state beside it by default). The NodeManagers and their containers stay up throughout.
  *
  * <p>Every application must then succeed with its first attempt, no container may be killed by the
  * RM, no task may run twice (each application starts exactly one container per task and one for its

@@ -53,7 +53,7 @@ public class TezHintsIT {
   static final long PRODUCER_MILLIS = 4000;
 
   static final long CONSUMER_MILLIS = 1000;
-  static final String REST_LOGGER = "org.tidal.yarn.TidalRestServer";
+  static final String REST_LOGGER = "org.tidal.yarn.rest.TidalRestServer";
 
   /** Collects the messages of one logger (the RM runs in this JVM). */
   static final class Capture extends AppenderSkeleton {

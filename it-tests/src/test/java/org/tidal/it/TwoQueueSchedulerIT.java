@@ -38,8 +38,9 @@ import org.tidal.it.workload.TwoQueueWorkload.Result;
 import org.tidal.it.workload.TwoQueueWorkload.Sample;
 
 /**
- * The same real-cluster checks against Tidal and against Hadoop's FairScheduler (DRF): Tidal is a
- * drop-in when both pass unchanged.
+ * The same real-cluster checks against Tidal and, as the reference, Hadoop's FairScheduler (DRF):
+ * Tidal is a drop-in when both pass unchanged ({@link SchedulerUnderTest#parameters}: make test
+ * runs Tidal, make test-it-references FairScheduler).
  */
 @RunWith(Parameterized.class)
 public class TwoQueueSchedulerIT {

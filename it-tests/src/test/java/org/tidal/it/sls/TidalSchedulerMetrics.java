@@ -12,8 +12,8 @@ import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerAppReport;
 import org.apache.hadoop.yarn.sls.scheduler.FairSchedulerMetrics;
-import org.tidal.yarn.TidalQueueReport;
 import org.tidal.yarn.TidalScheduler;
+import org.tidal.yarn.view.TidalQueueReport;
 
 /**
  * Hadoop SLS's per-queue and per-application metrics for Tidal. SLS picks a SchedulerMetrics class

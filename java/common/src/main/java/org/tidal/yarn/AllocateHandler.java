@@ -16,6 +16,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AppSchedulingInfo
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.tidal.yarn.bridge.CoreInstance;
+import org.tidal.yarn.bridge.TidalException;
+import org.tidal.yarn.bridge.TidalNative;
+import org.tidal.yarn.bridge.WireLayout;
 
 /**
  * The ApplicationMasters' side of scheduling: an allocate call's asks, releases and blacklist

@@ -31,6 +31,18 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptS
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.tidal.yarn.bridge.CoreInstance;
+import org.tidal.yarn.bridge.TidalConflictException;
+import org.tidal.yarn.bridge.TidalException;
+import org.tidal.yarn.bridge.TidalForbiddenException;
+import org.tidal.yarn.bridge.TidalInvalidInputException;
+import org.tidal.yarn.bridge.TidalNative;
+import org.tidal.yarn.bridge.TidalNotFoundException;
+import org.tidal.yarn.bridge.TidalPanicException;
+import org.tidal.yarn.config.TidalConfig;
+import org.tidal.yarn.queue.QueueManager;
+import org.tidal.yarn.queue.TidalQueue;
+import org.tidal.yarn.rest.HintedAttempts;
 
 /**
  * Applications and their attempts on both sides: Hadoop's {@link SchedulerApplication} and {@link
@@ -40,7 +52,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  *
  * <p>Adding and removing run under the scheduler's monitor; the lookups are safe from any thread.
  */
-final class AppAttemptRegistry {
+public final class AppAttemptRegistry implements HintedAttempts {
   private static final Log LOG = LogFactory.getLog(AppAttemptRegistry.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String[] NO_GROUPS = new String[0];
@@ -303,10 +315,15 @@ final class AppAttemptRegistry {
   }
 
   /** The attempt when it is its application's current one, else null. */
-  FiCaSchedulerApp current(ApplicationAttemptId attemptId) {
+  public FiCaSchedulerApp current(ApplicationAttemptId attemptId) {
     SchedulerApplication<FiCaSchedulerApp> app = applications.get(attemptId.getApplicationId());
     FiCaSchedulerApp attempt = app == null ? null : app.getCurrentAppAttempt();
     return attempt != null && attempt.getApplicationAttemptId().equals(attemptId) ? attempt : null;
+  }
+
+  @Override
+  public boolean isCurrent(ApplicationAttemptId attemptId) {
+    return current(attemptId) != null;
   }
 
   /** The core's key of an attempt, or null when the core does not schedule it. */
@@ -339,12 +356,8 @@ final class AppAttemptRegistry {
     return attempts;
   }
 
-  /**
-   * Passes an ApplicationMaster's hints to the core for its attempt, which the caller has
-   * authenticated. Returns the core's reply JSON; a refused document leaves the app scheduled as
-   * before and surfaces as a TidalException with the core's message.
-   */
-  String setHints(ApplicationAttemptId attemptId, String hintsJson) throws IOException {
+  @Override
+  public String setHints(ApplicationAttemptId attemptId, String hintsJson) throws IOException {
     Long key = attemptKeys.get(attemptId);
     if (key == null) {
       throw new TidalNotFoundException(

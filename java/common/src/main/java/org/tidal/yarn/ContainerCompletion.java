@@ -11,6 +11,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerStat
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.tidal.yarn.bridge.CoreInstance;
+import org.tidal.yarn.bridge.TidalNative;
 
 /**
  * Completes containers in Hadoop's bookkeeping (attempt, node, used resources), whatever ended

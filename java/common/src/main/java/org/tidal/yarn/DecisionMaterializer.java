@@ -12,6 +12,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.tidal.yarn.bridge.CoreInstance;
+import org.tidal.yarn.bridge.TidalNative;
+import org.tidal.yarn.bridge.WireLayout;
 
 /**
  * Turns the core's decision records into containers with Hadoop's own bookkeeping: the attempt's

@@ -16,6 +16,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.tidal.yarn.queue.TidalQueue;
 
 /**
  * Hadoop's scheduler bookkeeping where the Hadoop lines differ in shape: 2.7 keys an attempt's asks

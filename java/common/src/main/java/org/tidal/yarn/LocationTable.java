@@ -9,6 +9,9 @@ import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.tidal.yarn.bridge.TidalException;
+import org.tidal.yarn.bridge.TidalNative;
+import org.tidal.yarn.bridge.WireLayout;
 
 /**
  * Interns host and rack names to the int location ids of the native interface, and forgets the

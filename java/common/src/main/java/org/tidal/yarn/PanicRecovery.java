@@ -6,6 +6,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.tidal.yarn.bridge.CoreInstance;
+import org.tidal.yarn.bridge.TidalPanicException;
+import org.tidal.yarn.config.AllocationFileLoader;
+import org.tidal.yarn.queue.QueueManager;
+import org.tidal.yarn.state.DurableState;
 
 /**
  * Contains a panic of the native core. The bridge poisons an instance that panicked (every later

@@ -44,6 +44,17 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourc
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.tidal.yarn.bridge.CoreInstance;
+import org.tidal.yarn.bridge.NativeLoader;
+import org.tidal.yarn.bridge.TidalException;
+import org.tidal.yarn.bridge.TidalNative;
+import org.tidal.yarn.bridge.TidalPanicException;
+import org.tidal.yarn.config.AllocationFileLoader;
+import org.tidal.yarn.config.TidalConfig;
+import org.tidal.yarn.queue.QueueManager;
+import org.tidal.yarn.rest.RestEndpoint;
+import org.tidal.yarn.state.DurableState;
+import org.tidal.yarn.view.TidalQueueReport;
 
 /**
  * The version-neutral body of {@link TidalScheduler}, which each Hadoop line's adapter extends from

@@ -15,6 +15,12 @@ import javax.servlet.http.HttpServletResponse;
 import javax.xml.stream.XMLStreamException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.tidal.yarn.bridge.TidalException;
+import org.tidal.yarn.view.QueueStatus;
+import org.tidal.yarn.view.SchedulerInfo;
+import org.tidal.yarn.view.SchedulerPage;
+import org.tidal.yarn.view.WebAssets;
+import org.tidal.yarn.view.WebReply;
 
 /**
  * Shows Tidal in the RM's own web app. Installed on every path of the RM's HTTP server by {@link

@@ -10,6 +10,7 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.tidal.yarn.io.Streams;
 
 /** A minimal HTTP client for the endpoint tests: status, body and parsed JSON. */
 final class HttpCall {

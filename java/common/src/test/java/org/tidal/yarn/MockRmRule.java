@@ -9,6 +9,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.junit.rules.ExternalResource;
+import org.tidal.yarn.rest.TidalRestServer;
 
 /**
  * One MockRM per test: queue metrics, which are JVM-wide, start fresh before the test, and the RM

@@ -1,5 +1,8 @@
 package org.tidal.yarn;
 
+import org.tidal.yarn.bridge.TidalNative;
+import org.tidal.yarn.bridge.WireLayout;
+
 /** The settings array tests create native instances with, laid out by {@link TidalNative}. */
 public final class NativeSettings {
   private NativeSettings() {}

@@ -28,6 +28,7 @@ import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.tidal.yarn.rest.HintsResource;
 
 /** The AM hints endpoint and its AMRM-token authentication inside a MockRM. */
 public class TestTidalHints {

@@ -9,6 +9,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
+import org.tidal.yarn.bridge.TidalException;
+import org.tidal.yarn.bridge.TidalNative;
+import org.tidal.yarn.bridge.WireLayout;
 
 /**
  * The core's history through the bridge: a BoPF instance whose latency-sensitive queue bursts,

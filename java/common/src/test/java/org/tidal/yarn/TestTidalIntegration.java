@@ -21,6 +21,12 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.tidal.yarn.bridge.NativeLoader;
+import org.tidal.yarn.bridge.NativeLoaderProbe;
+import org.tidal.yarn.bridge.NativeLogPump;
+import org.tidal.yarn.bridge.TidalException;
+import org.tidal.yarn.io.Streams;
+import org.tidal.yarn.view.SchedulerInfo;
 
 /** Start-up, configuration, logging and web UI behaviour of the scheduler inside an RM. */
 public class TestTidalIntegration {

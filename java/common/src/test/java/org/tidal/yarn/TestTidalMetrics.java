@@ -28,6 +28,8 @@ import org.junit.Assume;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.tidal.yarn.view.TidalMetrics;
+import org.tidal.yarn.view.TidalQueueReport;
 
 /** Tidal's metrics2 sources as JMX shows them. */
 public class TestTidalMetrics {

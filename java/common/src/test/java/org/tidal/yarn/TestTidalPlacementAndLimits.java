@@ -27,6 +27,8 @@ import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.tidal.yarn.view.QueueStatus;
+import org.tidal.yarn.view.SchedulerInfo;
 
 /**
  * Queue placement by user and group, and a queue's maxRunningApps, through a MockRM: what

@@ -24,6 +24,7 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 import org.tidal.yarn.cli.TidalQueueCli;
+import org.tidal.yarn.config.TidalConfig;
 
 /** The queue CLI against a running MockRM's endpoint. */
 public class TestTidalQueueCli {

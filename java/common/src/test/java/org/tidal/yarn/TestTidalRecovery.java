@@ -39,6 +39,11 @@ import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.tidal.yarn.bridge.TidalForbiddenException;
+import org.tidal.yarn.config.TidalConfig;
+import org.tidal.yarn.rest.TidalRestServer;
+import org.tidal.yarn.state.DurableState;
+import org.tidal.yarn.state.TidalStateStore;
 
 /**
  * Restarts and faults on MockRMs, as Hadoop's own work-preserving restart tests drive them: a

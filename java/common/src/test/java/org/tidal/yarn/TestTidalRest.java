@@ -23,6 +23,16 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.tidal.yarn.bridge.TidalConflictException;
+import org.tidal.yarn.bridge.TidalException;
+import org.tidal.yarn.bridge.TidalForbiddenException;
+import org.tidal.yarn.bridge.TidalInvalidInputException;
+import org.tidal.yarn.bridge.TidalNotFoundException;
+import org.tidal.yarn.config.TidalConfig;
+import org.tidal.yarn.rest.QueueResource;
+import org.tidal.yarn.rest.RestErrorMapper;
+import org.tidal.yarn.rest.RestInput;
+import org.tidal.yarn.rest.TidalRestServer;
 
 /** The queue REST endpoint inside a MockRM under BoPF. */
 public class TestTidalRest {

@@ -28,6 +28,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.tidal.yarn.config.TidalConfig;
+import org.tidal.yarn.rest.TidalRestServer;
 
 /**
  * The REST endpoint on loopback with 100 slow clients connected (silent, or stalled in the middle

@@ -55,6 +55,12 @@ import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.tidal.yarn.bridge.TidalException;
+import org.tidal.yarn.bridge.TidalNative;
+import org.tidal.yarn.bridge.TidalPanicException;
+import org.tidal.yarn.config.TidalConfig;
+import org.tidal.yarn.view.QueueStatus;
+import org.tidal.yarn.view.SchedulerInfo;
 
 /**
  * The scheduler inside a MockRM: containers, queues and failures as YARN's clients and

@@ -26,6 +26,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.tidal.yarn.rest.HintsResource;
 
 /**
  * The two techniques adapted from Spark papers, inside a MockRM: UWFQ ordering apps of several

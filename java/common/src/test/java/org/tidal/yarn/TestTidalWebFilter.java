@@ -40,6 +40,11 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
+import org.tidal.yarn.bridge.TidalException;
+import org.tidal.yarn.io.Streams;
+import org.tidal.yarn.view.QueueStatus;
+import org.tidal.yarn.view.WebAssets;
+import org.tidal.yarn.view.WebReply;
 import org.w3c.dom.NodeList;
 
 /** Tidal's routes in the RM's own web app, installed through hadoop.http.filter.initializers. */

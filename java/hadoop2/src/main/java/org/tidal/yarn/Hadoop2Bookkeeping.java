@@ -18,6 +18,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicat
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.tidal.yarn.queue.TidalQueue;
 
 /** Hadoop 2.7's bookkeeping calls: asks keyed by priority, as FifoScheduler makes them. */
 final class Hadoop2Bookkeeping implements LineBookkeeping {

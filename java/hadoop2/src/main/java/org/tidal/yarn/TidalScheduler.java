@@ -36,6 +36,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoSchedule
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.tidal.yarn.view.TidalQueueReport;
 
 /**
  * Tidal in a Hadoop 2.7 ResourceManager: the scheduler class an operator names in {@code

@@ -20,6 +20,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.tidal.yarn.queue.TidalQueue;
 
 /**
  * Hadoop 3's bookkeeping calls. Hadoop 3 keys an attempt's asks by scheduler request key (priority

@@ -14,6 +14,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerR
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.tidal.yarn.queue.TidalQueue;
 
 /**
  * An application attempt in Hadoop 3's records. Hadoop 3's {@link FiCaSchedulerApp} only proposes a

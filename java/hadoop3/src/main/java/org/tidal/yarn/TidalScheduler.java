@@ -60,6 +60,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEv
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.tidal.yarn.config.TidalConfig;
+import org.tidal.yarn.view.TidalQueueReport;
 
 /**
  * Tidal in a Hadoop 3 ResourceManager (built against 3.4, run on 3.4 and 3.5): the scheduler class

@@ -19,8 +19,8 @@ import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.tidal.yarn.TidalNative;
-import org.tidal.yarn.WireLayout;
+import org.tidal.yarn.bridge.TidalNative;
+import org.tidal.yarn.bridge.WireLayout;
 
 /**
  * Cost of one node heartbeat through JNI, as the scheduler's event thread pays it.

@@ -24,8 +24,8 @@ import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.conf.HAUtil;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.tidal.yarn.Streams;
-import org.tidal.yarn.TidalConfig;
+import org.tidal.yarn.config.TidalConfig;
+import org.tidal.yarn.io.Streams;
 
 /**
  * Command line client of the Tidal REST endpoint, run as {@code yarn

@@ -29,8 +29,8 @@ import org.apache.tez.dag.history.events.TaskStartedEvent;
 import org.apache.tez.dag.history.events.VertexConfigurationDoneEvent;
 import org.apache.tez.dag.history.events.VertexInitializedEvent;
 import org.apache.tez.dag.history.logging.HistoryLoggingService;
-import org.tidal.yarn.Streams;
 import org.tidal.yarn.cli.TidalQueueCli;
+import org.tidal.yarn.io.Streams;
 
 /**
  * Publishes the running DAG's hints to the Tidal scheduler from inside a Tez 0.9 AM, turned on by

@@ -42,8 +42,8 @@ import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.log4j.Level;
 import org.apache.log4j.LogManager;
 import org.tidal.yarn.RmLine;
-import org.tidal.yarn.TidalConfig;
 import org.tidal.yarn.TidalScheduler;
+import org.tidal.yarn.config.TidalConfig;
 
 /**
  * Replays one synthetic event stream into a ResourceManager's scheduler the way Hadoop's own

@@ -32,7 +32,7 @@ import org.apache.tez.dag.records.TezTaskID;
 import org.apache.tez.dag.records.TezVertexID;
 import org.junit.Test;
 import org.tidal.yarn.NativeSettings;
-import org.tidal.yarn.TidalNative;
+import org.tidal.yarn.bridge.TidalNative;
 
 /** Translation of a Tez DAG plan and its progress into scheduler hints. */
 public class TestTezDagHints {

@@ -8,9 +8,9 @@
 //! ```xml
 //! <tidal>
 //!   <policy>bopf</policy>                      <!-- drf | strict-priority | n-bopf | bopf -->
-//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo | uwfq | cfq | job-fair | ujf | carbyne | tetris | sjf -->
+//!   <app-policy>fifo</app-policy>              <!-- order inside a queue: fifo | uwfq | cfq | job-fair | ujf | carbyne | tetris | tetris-srtf | sjf -->
 //!   <altruism-probability>1</altruism-probability>  <!-- carbyne only, in [0, 1], default 1 -->
-//!   <fairness-knob>0</fairness-knob>           <!-- tetris only, in [0, 1), default 0 -->
+//!   <fairness-knob>0</fairness-knob>           <!-- tetris and tetris-srtf only, in [0, 1), default 0 -->
 //!   <n-min>3</n-min>                           <!-- BoPF's N_min, default 1 -->
 //!   <queue name="etl"><weight>1</weight></queue>            <!-- a TQ -->
 //!   <queue name="dashboards">                                <!-- an LQ -->
@@ -146,7 +146,10 @@ pub enum AppPolicyKind {
     Carbyne { altruism_probability: f64 },
     /// Tetris multi-resource packing. `fairness_knob` (`<fairness-knob>`, f in [0, 1), default
     /// 0): only the (1 - f) fraction of jobs furthest below their fair share compete.
-    Tetris { fairness_knob: f64 },
+    /// `remaining_work`: `tetris` scores asks by alignment alone (the packer the Carbyne paper
+    /// compares against); `tetris-srtf` also favours jobs with less remaining work, which makes
+    /// it close to shortest-remaining-time-first.
+    Tetris { fairness_knob: f64, remaining_work: bool },
     /// Shortest remaining critical path first.
     Sjf,
     /// User weighted fair queuing: by finish time under user-job fair sharing.
@@ -163,10 +166,11 @@ pub enum AppPolicyKind {
 
 impl AppPolicyKind {
     /// Every policy with its default knobs.
-    pub const ALL: [AppPolicyKind; 8] = [
+    pub const ALL: [AppPolicyKind; 9] = [
         AppPolicyKind::Fifo,
         AppPolicyKind::Carbyne { altruism_probability: 1.0 },
-        AppPolicyKind::Tetris { fairness_knob: 0.0 },
+        AppPolicyKind::Tetris { fairness_knob: 0.0, remaining_work: false },
+        AppPolicyKind::Tetris { fairness_knob: 0.0, remaining_work: true },
         AppPolicyKind::Sjf,
         AppPolicyKind::Uwfq,
         AppPolicyKind::Cfq,
@@ -184,7 +188,8 @@ impl AppPolicyKind {
         match self {
             AppPolicyKind::Fifo => "fifo",
             AppPolicyKind::Carbyne { .. } => "carbyne",
-            AppPolicyKind::Tetris { .. } => "tetris",
+            AppPolicyKind::Tetris { remaining_work: false, .. } => "tetris",
+            AppPolicyKind::Tetris { remaining_work: true, .. } => "tetris-srtf",
             AppPolicyKind::Sjf => "sjf",
             AppPolicyKind::Uwfq => "uwfq",
             AppPolicyKind::Cfq => "cfq",
@@ -571,7 +576,7 @@ fn apply_knobs(
 ) -> Result<()> {
     match (policy, altruism, fairness) {
         (AppPolicyKind::Carbyne { altruism_probability }, Some((p, _)), None) => *altruism_probability = p,
-        (AppPolicyKind::Tetris { fairness_knob }, None, Some((f, _))) => *fairness_knob = f,
+        (AppPolicyKind::Tetris { fairness_knob, .. }, None, Some((f, _))) => *fairness_knob = f,
         (_, None, None) => {}
         (kind, Some((_, line)), _) if !matches!(kind, AppPolicyKind::Carbyne { .. }) => {
             return Err(CoreError::Config(format!(
@@ -581,7 +586,7 @@ fn apply_knobs(
         }
         (kind, _, Some((_, line))) => {
             return Err(CoreError::Config(format!(
-                "line {line}: {scope}<fairness-knob> applies to app-policy tetris, not {}",
+                "line {line}: {scope}<fairness-knob> applies to app-policy tetris or tetris-srtf, not {}",
                 kind.name()
             )))
         }
@@ -1193,7 +1198,7 @@ mod tests {
         );
         assert_eq!(
             f("<app-policy>tetris</app-policy><fairness-knob>0.25</fairness-knob>").unwrap().app_policy,
-            AppPolicyKind::Tetris { fairness_knob: 0.25 }
+            AppPolicyKind::Tetris { fairness_knob: 0.25, remaining_work: false }
         );
         assert_eq!(f("<app-policy>SJF</app-policy>").unwrap().app_policy, AppPolicyKind::Sjf);
         let e =

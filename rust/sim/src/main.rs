@@ -65,8 +65,9 @@ enum Cmd {
         out: Option<PathBuf>,
         #[arg(long)]
         list: bool,
-        /// Run one policy in place of another, `POLICY=REPLACEMENT` (e.g.
-        /// `bopf=strict-priority`): the checks credited to POLICY should then fail.
+        /// Run one policy in place of another, `POLICY=REPLACEMENT`, both queue policies (e.g.
+        /// `bopf=strict-priority`) or both app policies (e.g. `uwfq=ujf`): the checks credited
+        /// to POLICY should then fail.
         #[arg(long, value_parser = parse_swap)]
         swap: Option<(String, String)>,
     },
@@ -123,9 +124,7 @@ fn load_spec(path: &Path, seed: Option<u64>, policy: Option<String>) -> Result<S
 
 fn parse_swap(s: &str) -> Result<(String, String), String> {
     let (a, b) = s.split_once('=').ok_or_else(|| format!("'{s}' is not POLICY=REPLACEMENT"))?;
-    for p in [a, b] {
-        policies::check_queue_policy(p).map_err(|e| e.to_string())?;
-    }
+    policies::check_swap(a, b).map_err(|e| e.to_string())?;
     Ok((a.to_string(), b.to_string()))
 }
 
@@ -166,7 +165,7 @@ fn main_inner(cli: Cli) -> Result<()> {
                 if p != "carbyne" {
                     s.scheduler.altruism_probability = None;
                 }
-                if p != "tetris" {
+                if p != "tetris" && p != "tetris-srtf" {
                     s.scheduler.fairness_knob = None;
                 }
                 s.scheduler.app_policy = Some(p);

@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use tidal_core::config::{AppPolicyKind, PolicyKind};
 
 const QUEUE_POLICIES: [&str; 4] = ["drf", "strict-priority", "n-bopf", "bopf"];
-const APP_POLICIES: [&str; 8] = ["fifo", "carbyne", "tetris", "sjf", "uwfq", "ujf", "job-fair", "cfq"];
+const APP_POLICIES: [&str; 9] = ["fifo", "carbyne", "tetris", "tetris-srtf", "sjf", "uwfq", "ujf", "job-fair", "cfq"];
 
 fn available_policies() -> Vec<&'static str> {
     QUEUE_POLICIES.iter().copied().filter(|n| PolicyKind::parse(n).is_some()).collect()
@@ -40,6 +40,18 @@ pub fn check_app_policy(name: &str) -> Result<()> {
 }
 
 /// A queue or app policy of that name exists in this build.
+/// A swap replaces a queue policy by a queue policy, or an app policy by an app policy.
+pub fn check_swap(from: &str, to: &str) -> Result<()> {
+    if PolicyKind::parse(from).is_some() {
+        return check_queue_policy(to).map_err(|e| anyhow::anyhow!("{from} is a queue policy: {e}"));
+    }
+    check_app_policy(from)?;
+    if PolicyKind::parse(to).is_some() {
+        bail!("{from} is an app policy (the order inside a queue) and {to} a queue policy: swap like for like");
+    }
+    check_app_policy(to)
+}
+
 pub fn check_policy(name: &str) -> Result<()> {
     if PolicyKind::parse(name).is_none() && AppPolicyKind::parse(name).is_none() {
         let mut all = available_policies();
@@ -47,4 +59,21 @@ pub fn check_policy(name: &str) -> Result<()> {
         bail!("policy '{name}' is not available in this build (available: {})", all.join(", "));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swaps_replace_like_with_like() {
+        assert!(check_swap("bopf", "strict-priority").is_ok());
+        assert!(check_swap("uwfq", "ujf").is_ok());
+        assert!(check_swap("carbyne", "tetris-srtf").is_ok());
+        let mixed = check_swap("uwfq", "drf").unwrap_err().to_string();
+        assert!(mixed.contains("uwfq is an app policy") && mixed.contains("drf a queue policy"), "{mixed}");
+        let mixed = check_swap("drf", "uwfq").unwrap_err().to_string();
+        assert!(mixed.contains("drf is a queue policy") && mixed.contains("'uwfq' is an app policy"), "{mixed}");
+        assert!(check_swap("uwfq", "lottery").unwrap_err().to_string().contains("'lottery' is not available"));
+    }
 }

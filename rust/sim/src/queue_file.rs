@@ -47,20 +47,21 @@ fn check_app_policy_knobs(s: &SchedulerSpec) -> Result<()> {
     if let Some(p) = &s.app_policy {
         check_app_policy(p)?;
     }
-    let knob = |field: &str, wanted: &str| -> Result<()> {
+    let knob = |field: &str, wanted: &[&str]| -> Result<()> {
         match s.app_policy.as_deref() {
-            Some(p) if p == wanted => Ok(()),
+            Some(p) if wanted.contains(&p) => Ok(()),
             other => bail!(
-                "scheduler.{field} applies to app_policy \"{wanted}\", not {}",
+                "scheduler.{field} applies to app_policy {}, not {}",
+                wanted.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" or "),
                 other.map_or("the default fifo".into(), |p| format!("\"{p}\""))
             ),
         }
     };
     if s.altruism_probability.is_some() {
-        knob("altruism_probability", "carbyne")?;
+        knob("altruism_probability", &["carbyne"])?;
     }
     if s.fairness_knob.is_some() {
-        knob("fairness_knob", "tetris")?;
+        knob("fairness_knob", &["tetris", "tetris-srtf"])?;
     }
     Ok(())
 }

@@ -371,7 +371,9 @@ pub fn build_app_policy(kind: AppPolicyKind, file: &QueueFile) -> Box<dyn AppPol
     match kind {
         AppPolicyKind::Fifo => Box::new(fifo::Fifo),
         AppPolicyKind::Carbyne { altruism_probability } => Box::new(carbyne::Carbyne::new(altruism_probability)),
-        AppPolicyKind::Tetris { fairness_knob } => Box::new(tetris::Tetris::new(fairness_knob)),
+        AppPolicyKind::Tetris { fairness_knob, remaining_work } => {
+            Box::new(tetris::Tetris::new(fairness_knob, remaining_work))
+        }
         AppPolicyKind::Sjf => Box::new(sjf::Sjf::default()),
         AppPolicyKind::Uwfq => Box::new(uwfq::Uwfq::new(file.uwfq.clone())),
         AppPolicyKind::Cfq => Box::new(cfq::Cfq::new(file.uwfq.default_task_sec)),

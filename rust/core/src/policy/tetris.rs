@@ -4,9 +4,14 @@
 //! On an offer, each job's next ask in its own order (YARN's priority order, which Tez AMs set
 //! breadth-first: the Carbyne paper's Tetris baseline orders tasks inside a job breadth-first,
 //! §5.1) is scored by its alignment with the node's free space (dot product of demand and free
-//! resources, both normalised by the cluster), combined with shortest-remaining-work:
-//! `a / mean(a) - w / mean(w)`, Tetris's `a + ε·p` with ε set so that both terms have the same
-//! mean weight. The best score starts.
+//! resources, both normalised by the cluster). The best score starts.
+//!
+//! Two policies, one knob apart:
+//! - `tetris`: alignment alone, the packer the Carbyne paper compares against (no remaining-work
+//!   term, no DAG awareness).
+//! - `tetris-srtf`: alignment combined with shortest-remaining-work, `a / mean(a) - w / mean(w)`:
+//!   Tetris's `a + ε·p` with ε set so that both terms have the same mean weight. The work term
+//!   makes it close to shortest-remaining-time-first: a much stronger baseline than the paper's.
 //!
 //! Fairness knob f in [0, 1): jobs are sorted by how far they are below their fair share (their
 //! dominant share over their closed-form DRF share) and only the ceil((1 - f) n) furthest below
@@ -28,6 +33,8 @@ const UNHINTED_TASK_MS: f64 = 1_000.0;
 
 pub struct Tetris {
     fairness_knob: f64,
+    /// Whether remaining work counts beside alignment (`tetris-srtf`).
+    remaining_work: bool,
     /// Per app index: (app seq, hints revision, remaining work from hints).
     work: Vec<Option<(u64, u64, f64)>>,
     /// Per app index: (app seq, DRF fair dominant share).
@@ -40,9 +47,10 @@ pub struct Tetris {
 }
 
 impl Tetris {
-    pub fn new(fairness_knob: f64) -> Tetris {
+    pub fn new(fairness_knob: f64, remaining_work: bool) -> Tetris {
         Tetris {
             fairness_knob: fairness_knob.clamp(0.0, 0.999),
+            remaining_work,
             work: Vec::new(),
             fair: Vec::new(),
             seen: None,
@@ -62,14 +70,18 @@ impl Tetris {
 
 impl AppPolicy for Tetris {
     fn name(&self) -> &'static str {
-        "tetris"
+        if self.remaining_work {
+            "tetris-srtf"
+        } else {
+            "tetris"
+        }
     }
 
     fn begin_heartbeat(&mut self, state: &ClusterState, now_ms: i64) {
         let seen = (state.next_app_seq, state.app_count());
         let changed = self.seen != Some(seen) || std::mem::take(&mut self.hints_changed);
-        if changed {
-            self.seen = Some(seen);
+        self.seen = Some(seen);
+        if changed && self.remaining_work {
             self.work.resize(state.apps.len(), None);
             for (idx, a) in state.apps.iter().enumerate() {
                 self.work[idx] = a.as_ref().and_then(|a| {
@@ -136,7 +148,7 @@ impl AppPolicy for Tetris {
         let mut scored: Vec<(f64, f64, u64, AppIdx, Placement)> = Vec::new();
         for &(_, s) in &cands {
             let app = state.app(s);
-            let w = self.remaining_work(state, s, app);
+            let w = if self.remaining_work { self.remaining_work(state, s, app) } else { 0.0 };
             if let Some(p) = offer.first_fit(state, s) {
                 scored.push((p.resources.alignment(&offer.free, &state.capacity), w, app.seq, s, p));
             }

@@ -22,8 +22,8 @@ pub enum Scale {
 pub struct Ctx<'a> {
     pub scale: Scale,
     pub out: &'a Path,
-    /// Run this policy in place of that one (`bopf` -> `strict-priority`): the checks the
-    /// paper credits to one policy should then fail, which shows they can.
+    /// Run this policy in place of that one (`bopf` -> `strict-priority`, `uwfq` -> `ujf`):
+    /// the checks the paper credits to one policy should then fail, which shows they can.
     pub swap: Option<(&'a str, &'a str)>,
 }
 
@@ -66,6 +66,25 @@ pub fn save(run: &RunOutput, spec: &Spec, dir: &Path) -> Result<Summary> {
     report::write_all(run, spec.sim.fairness_window_ms, dir)
 }
 
+/// Runs `to` where `scheduler` runs `from`, as its queue policy or its app policy. Carbyne with
+/// P(altruism) = 0 is the experiments' job-level DRF, not Carbyne, and is left alone; a knob the
+/// replacement does not take is dropped.
+fn swap_policy(scheduler: &mut SchedulerSpec, from: &str, to: &str) {
+    if scheduler.policy.as_deref() == Some(from) {
+        scheduler.policy = Some(to.into());
+    }
+    let drf_as_carbyne = scheduler.altruism_probability == Some(0.0);
+    if scheduler.app_policy.as_deref() == Some(from) && !drf_as_carbyne {
+        scheduler.app_policy = Some(to.into());
+        if to != "carbyne" {
+            scheduler.altruism_probability = None;
+        }
+        if !to.starts_with("tetris") {
+            scheduler.fairness_knob = None;
+        }
+    }
+}
+
 /// Runs independent specs on every core and saves each under `out/<spec name>`; results come
 /// back in the specs' order. Runs are deterministic, so the order they finish in does not
 /// matter.
@@ -79,9 +98,7 @@ pub fn run_parallel(specs: &[Spec], ctx: &Ctx) -> Result<Vec<(RunOutput, Summary
                 .iter()
                 .cloned()
                 .map(|mut s| {
-                    if s.scheduler.policy.as_deref() == Some(from) {
-                        s.scheduler.policy = Some(to.into());
-                    }
+                    swap_policy(&mut s.scheduler, from, to);
                     s
                 })
                 .collect();

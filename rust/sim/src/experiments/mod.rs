@@ -60,7 +60,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         name: "carbyne-table4",
         about: "Carbyne Table 4: per-job factors of improvement over DRF and Tetris (TPC-DS-like and Facebook)",
-        policies: &["drf", "carbyne", "tetris", "sjf"],
+        policies: &["drf", "carbyne", "tetris", "tetris-srtf", "sjf"],
         run: carbyne::table4,
     },
     Experiment {

@@ -162,13 +162,7 @@ fn main_inner(cli: Cli) -> Result<()> {
             let mut s = load_spec(&spec, seed, policy)?;
             if let Some(p) = app_policy {
                 policies::check_app_policy(&p).context("--app-policy")?;
-                if p != "carbyne" {
-                    s.scheduler.altruism_probability = None;
-                }
-                if p != "tetris" && p != "tetris-srtf" {
-                    s.scheduler.fairness_knob = None;
-                }
-                s.scheduler.app_policy = Some(p);
+                policies::set_app_policy(&mut s.scheduler, &p);
             }
             let out = out.unwrap_or_else(|| experiments::default_out(&s.name));
             let run = runner::run_spec(&s, progress)?;

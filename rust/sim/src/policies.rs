@@ -3,6 +3,7 @@
 //! Queue policies order queues (`<policy>`), app policies order apps inside a queue
 //! (`<app-policy>`).
 
+use crate::spec::SchedulerSpec;
 use anyhow::{bail, Result};
 use tidal_core::config::{AppPolicyKind, PolicyKind};
 
@@ -40,6 +41,40 @@ pub fn check_app_policy(name: &str) -> Result<()> {
 }
 
 /// A queue or app policy of that name exists in this build.
+/// The app policies' knobs in a scheduler spec; which policies take each is the core's.
+#[derive(Clone, Copy)]
+pub enum AppKnob {
+    /// `altruism_probability`
+    Altruism,
+    /// `fairness_knob`
+    Fairness,
+}
+
+impl AppKnob {
+    /// The app policies that take this knob, by name.
+    pub fn policies(self) -> Vec<&'static str> {
+        AppPolicyKind::ALL
+            .iter()
+            .filter(|k| match self {
+                AppKnob::Altruism => matches!(k, AppPolicyKind::Carbyne { .. }),
+                AppKnob::Fairness => matches!(k, AppPolicyKind::Tetris { .. }),
+            })
+            .map(|k| k.name())
+            .collect()
+    }
+}
+
+/// Sets `scheduler`'s app policy and drops the knobs that policy does not take.
+pub fn set_app_policy(scheduler: &mut SchedulerSpec, policy: &str) {
+    if !AppKnob::Altruism.policies().contains(&policy) {
+        scheduler.altruism_probability = None;
+    }
+    if !AppKnob::Fairness.policies().contains(&policy) {
+        scheduler.fairness_knob = None;
+    }
+    scheduler.app_policy = Some(policy.into());
+}
+
 /// A swap replaces a queue policy by a queue policy, or an app policy by an app policy.
 pub fn check_swap(from: &str, to: &str) -> Result<()> {
     if PolicyKind::parse(from).is_some() {

@@ -4,7 +4,7 @@
 //! reservation for the queues that ask for it, and each LQ's declaration, as the elements
 //! `tidal_core::config` parses.
 
-use crate::policies::{check_app_policy, check_queue_policy};
+use crate::policies::{check_app_policy, check_queue_policy, AppKnob};
 use crate::spec::{SchedulerSpec, SlotReservationSpec};
 use crate::workload::LqDecl;
 use anyhow::{bail, Result};
@@ -58,10 +58,10 @@ fn check_app_policy_knobs(s: &SchedulerSpec) -> Result<()> {
         }
     };
     if s.altruism_probability.is_some() {
-        knob("altruism_probability", &["carbyne"])?;
+        knob("altruism_probability", &AppKnob::Altruism.policies())?;
     }
     if s.fairness_knob.is_some() {
-        knob("fairness_knob", &["tetris", "tetris-srtf"])?;
+        knob("fairness_knob", &AppKnob::Fairness.policies())?;
     }
     Ok(())
 }

@@ -75,13 +75,7 @@ fn swap_policy(scheduler: &mut SchedulerSpec, from: &str, to: &str) {
     }
     let drf_as_carbyne = scheduler.altruism_probability == Some(0.0);
     if scheduler.app_policy.as_deref() == Some(from) && !drf_as_carbyne {
-        scheduler.app_policy = Some(to.into());
-        if to != "carbyne" {
-            scheduler.altruism_probability = None;
-        }
-        if !to.starts_with("tetris") {
-            scheduler.fairness_knob = None;
-        }
+        crate::policies::set_app_policy(scheduler, to);
     }
 }
 

@@ -315,7 +315,7 @@ public final class AppAttemptRegistry implements HintedAttempts {
   }
 
   /** The attempt when it is its application's current one, else null. */
-  public FiCaSchedulerApp current(ApplicationAttemptId attemptId) {
+  FiCaSchedulerApp current(ApplicationAttemptId attemptId) {
     SchedulerApplication<FiCaSchedulerApp> app = applications.get(attemptId.getApplicationId());
     FiCaSchedulerApp attempt = app == null ? null : app.getCurrentAppAttempt();
     return attempt != null && attempt.getApplicationAttemptId().equals(attemptId) ? attempt : null;

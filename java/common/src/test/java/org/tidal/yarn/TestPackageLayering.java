@@ -53,8 +53,7 @@ public class TestPackageLayering {
   private static void allow(String pkg, String... below) {
     ALLOWED.put(
         qualified(pkg),
-        new HashSet<String>(Arrays.asList(below))
-            .stream().map(TestPackageLayering::qualified).collect(Collectors.toSet()));
+        Arrays.stream(below).map(TestPackageLayering::qualified).collect(Collectors.toSet()));
   }
 
   private static String qualified(String pkg) {

@@ -235,6 +235,42 @@ fn altruism_lowers_average_jct_without_delaying_the_altruistic_job() {
     assert_eq!(unhinted, drf);
 }
 
+/// The leftover goes to jobs in SRTF order, each taking only what its fastest finish needs now
+/// (the authors' reverse planning of the leftover), so it spreads over jobs. Cluster 10; J1
+/// (less work) has a critical stage A (3 x 3 s) and a short stage B (3 x 1 s); J2 one stage C
+/// (6 x 3 s). DRF shares are 5 each: J1 must start A x3, J2 C x1. Greedy SRTF over the
+/// leftover would give J1 its B tasks first and J2 only 3 more, ending J2 at 4 s. Carbyne's
+/// leftover sees that B can wait and J2 needs all of C now: both end at 3 s.
+#[test]
+fn the_leftover_goes_to_what_each_job_needs_now_in_srtf_order() {
+    let ams = || {
+        vec![
+            Am::new(
+                1,
+                vec![
+                    StageSpec { id: "A", tasks: 3, demand: unit(1), duration_ms: 3_000, parents: vec![], priority: 2 },
+                    StageSpec { id: "B", tasks: 3, demand: unit(1), duration_ms: 1_000, parents: vec![], priority: 3 },
+                ],
+            ),
+            Am::new(
+                2,
+                vec![StageSpec {
+                    id: "C",
+                    tasks: 6,
+                    demand: unit(1),
+                    duration_ms: 3_000,
+                    parents: vec![],
+                    priority: 2,
+                }],
+            ),
+        ]
+    };
+    let carbyne = Run::new(scheduler("carbyne", ""), ams(), true, unit(10)).finish();
+    assert_eq!(carbyne, vec![3_000, 3_000]);
+    let srtf = Run::new(scheduler("tetris-srtf", ""), ams(), true, unit(10)).finish();
+    assert!(srtf[1] > 3_000, "greedy SRTF delays J2: {srtf:?}");
+}
+
 #[test]
 fn baselines_run_the_example_to_completion() {
     // SJF: J2's critical path (1 s) is shorter than J1's (4 s): J2 first, all 8 at once. J1

@@ -1,7 +1,7 @@
 //! Scale benchmarks on synthetic generator workloads: wall time and peak memory.
 
 use crate::experiments::carbyne_machine;
-use crate::gen::Family;
+use crate::gen::{DemandModel, Family};
 use crate::metrics::summarize;
 use crate::runner::{prepare, run_prepared};
 use crate::spec::*;
@@ -56,7 +56,12 @@ pub fn spec(case: BenchCase, policy: &str) -> Spec {
         },
         sim: SimSpec::default(),
         workload: WorkloadSpec::Carbyne {
-            source: SourceSpec::Generator { family: Family::Tpcds, scale, input_spread: 1.0 },
+            source: SourceSpec::Generator {
+                family: Family::Tpcds,
+                scale,
+                input_spread: 1.0,
+                demands: DemandModel::SingleBottleneck,
+            },
             jobs: Some(jobs),
             arrivals: Arrivals::Poisson,
             mean_interarrival_s: interarrival,

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use tidal_sim::bench::{self, BenchCase};
 use tidal_sim::experiments::{self, Scale};
+use tidal_sim::gen::DemandModel;
 use tidal_sim::metrics::{improvement, JctStats};
 use tidal_sim::{dashboard, export, policies, report, runner, spec::Spec, sweep, vs_real};
 
@@ -70,6 +71,10 @@ enum Cmd {
         /// to POLICY should then fail.
         #[arg(long, value_parser = parse_swap)]
         swap: Option<(String, String)>,
+        /// Demand model of the experiment's generated DAG jobs, for experiments that take one
+        /// (carbyne-table4, default multi-resource).
+        #[arg(long, value_enum)]
+        demands: Option<DemandModel>,
     },
     /// Simulation against reality: for every policy with a real run (`DIR/real/<policy>/jobs.csv`,
     /// from tidal-replay) and a simulated one (`DIR/sim/<policy>/jobs.csv`), per-class average and
@@ -179,7 +184,7 @@ fn main_inner(cli: Cli) -> Result<()> {
                 .with_context(|| format!("cannot write {}", out.display()))?;
             eprintln!("{} jobs of {} ({}) in {}", doc.jobs.len(), s.name, doc.policy, out.display());
         }
-        Cmd::Experiment { name, scale, out, list, swap } => {
+        Cmd::Experiment { name, scale, out, list, swap, demands } => {
             if list || name.is_none() {
                 for e in experiments::EXPERIMENTS {
                     let missing: Vec<&str> =
@@ -196,15 +201,15 @@ fn main_inner(cli: Cli) -> Result<()> {
             let name = name.expect("checked");
             let swap = swap.as_ref().map(|(a, b)| (a.as_str(), b.as_str()));
             let (found, out) = if name == "all" {
-                if swap.is_some() {
-                    bail!("--swap applies to one experiment, not all");
+                if swap.is_some() || demands.is_some() {
+                    bail!("--swap and --demands apply to one experiment, not all");
                 }
                 let out = out.unwrap_or_else(|| experiments::default_out("all"));
                 (experiments::run_all(scale, &out, progress)?, out)
             } else {
                 let e = experiments::find(&name)?;
                 let out = out.unwrap_or_else(|| experiments::default_out(e.name));
-                (vec![(e.name, experiments::run_swapped(e, scale, &out, swap)?)], out)
+                (vec![(e.name, experiments::run_with(e, scale, &out, swap, demands)?)], out)
             };
             let mut failed = Vec::new();
             for (name, f) in &found {

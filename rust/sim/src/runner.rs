@@ -44,7 +44,7 @@ pub fn prepare_from(spec: &Spec, progress: bool, traces: &Traces) -> Result<Prep
     }
     settings.validate().map_err(|e| anyhow!("scheduler settings: {e}"))?;
     let cluster_total = capacity.times(spec.cluster.machines as i64);
-    let w = workload::build(&spec.workload, &spec.sim, &cluster_total, spec.seed, traces)?;
+    let w = workload::build(&spec.workload, &spec.sim, &cluster_total, &capacity, spec.seed, traces)?;
     let queue_xml = match (&spec.scheduler.queue_file, &spec.scheduler.policy) {
         (Some(path), _) => std::fs::read_to_string(path)
             .with_context(|| format!("cannot read scheduler.queue_file {}", path.display()))?,

@@ -4,7 +4,7 @@
 //! workload, the trace readers' options included. Unknown fields are errors, so a typo is
 //! reported instead of silently ignored.
 
-use crate::gen::Family;
+use crate::gen::{DemandModel, Family, BOTTLENECK_KINDS};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -252,6 +252,10 @@ pub enum SourceSpec {
         /// Carbyne's "input sizes from GBs to hundreds of GBs"). 1 = no spread.
         #[serde(default = "one")]
         input_spread: f64,
+        /// How stages' containers are drawn: `single-bottleneck` (default) or `multi-resource`
+        /// (see [`DemandModel`]).
+        #[serde(default)]
+        demands: DemandModel,
     },
     TpchSpark {
         file: String,
@@ -268,6 +272,43 @@ pub enum SourceSpec {
         #[serde(default)]
         options: SlsOptions,
     },
+    /// Every job the same fixed shape: a chain of stages, each waiting for the one before
+    /// (a synthetic job type such as UWFQ's short and tiny jobs).
+    Fixed { stages: Vec<FixedStage> },
+}
+
+/// One stage of a [`SourceSpec::Fixed`] job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedStage {
+    pub tasks: u32,
+    /// How long each task holds its container.
+    pub task_ms: u32,
+    /// One of the tasks runs this long instead (a skewed partition); at least `task_ms`.
+    #[serde(default)]
+    pub straggler_ms: Option<u32>,
+    /// Container of every task.
+    pub demand: ResourceSpec,
+}
+
+impl FixedStage {
+    /// Checks the stage against one machine's capacity; `field` names it in errors.
+    pub fn validate(&self, field: &str, machine: &Resources) -> Result<Resources> {
+        if self.tasks == 0 || self.task_ms == 0 {
+            bail!("{field}: tasks and task_ms must be at least 1, not {} and {}", self.tasks, self.task_ms);
+        }
+        if let Some(s) = self.straggler_ms.filter(|s| *s < self.task_ms) {
+            bail!("{field}: straggler_ms ({s}) must be at least task_ms ({})", self.task_ms);
+        }
+        let demand = self.demand.to_resources(&format!("{field}.demand"))?;
+        if demand == Resources::ZERO {
+            bail!("{field}.demand must ask for some resource");
+        }
+        if !demand.fits_in(machine) {
+            bail!("{field}.demand {:?} does not fit on one machine ({:?})", self.demand.0, machine);
+        }
+        Ok(demand)
+    }
 }
 
 fn one() -> f64 {
@@ -400,6 +441,24 @@ pub enum WorkloadSpec {
         #[serde(default)]
         job_as_user: bool,
     },
+}
+
+impl WorkloadSpec {
+    /// Every job source with the spec field that holds it.
+    pub fn sources(&self) -> Vec<(String, &SourceSpec)> {
+        match self {
+            WorkloadSpec::Carbyne { source, .. } => vec![("workload.source".into(), source)],
+            WorkloadSpec::Bopf { lq, tq } => lq
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (format!("workload.lq[{i}].source"), &l.source))
+                .chain([("workload.tq.source".into(), &tq.source)])
+                .collect(),
+            WorkloadSpec::Users { users, .. } => {
+                users.iter().enumerate().map(|(i, u)| (format!("workload.users[{i}].source"), &u.source)).collect()
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -566,7 +625,7 @@ impl Spec {
             }
         };
         let fix_src = |s: &mut SourceSpec| match s {
-            SourceSpec::Generator { .. } => {}
+            SourceSpec::Generator { .. } | SourceSpec::Fixed { .. } => {}
             SourceSpec::TpchSpark { file, .. } | SourceSpec::Swim { file, .. } | SourceSpec::Sls { file, .. } => {
                 fix(file)
             }
@@ -611,8 +670,8 @@ impl Spec {
         }
         match &self.workload {
             WorkloadSpec::Carbyne { jobs, arrivals, mean_interarrival_s, source, time_scale, .. } => {
-                if matches!(source, SourceSpec::Generator { .. }) && jobs.is_none() {
-                    bail!("workload.jobs is required with a generator source");
+                if matches!(source, SourceSpec::Generator { .. } | SourceSpec::Fixed { .. }) && jobs.is_none() {
+                    bail!("workload.jobs is required with a generator or fixed source");
                 }
                 if *arrivals == Arrivals::Poisson && !positive(*mean_interarrival_s) {
                     bail!("workload.mean_interarrival_s must be positive");
@@ -708,6 +767,29 @@ impl Spec {
         if s.hint_progress_interval_ms <= 0 {
             bail!("sim.hint_progress_interval_ms must be positive");
         }
+        // Multi-resource stages are sized against the machine and bound by any of six resources:
+        // one the machine lacks could be drawn as a bottleneck nothing provides.
+        let machine = self.cluster.machine.to_resources("cluster.machine")?;
+        let lacking: Vec<&str> = BOTTLENECK_KINDS.iter().filter(|k| machine.get(**k) <= 0).map(|k| k.name()).collect();
+        for (field, source) in self.workload.sources() {
+            match source {
+                SourceSpec::Generator { demands: DemandModel::MultiResource, .. } if !lacking.is_empty() => {
+                    bail!(
+                        "{field}.demands = \"multi-resource\" needs cluster.machine to declare all six resources; it lacks {}",
+                        lacking.join(", ")
+                    );
+                }
+                SourceSpec::Fixed { stages } => {
+                    if stages.is_empty() {
+                        bail!("{field}.stages must list at least one stage");
+                    }
+                    for (i, st) in stages.iter().enumerate() {
+                        st.validate(&format!("{field}.stages[{i}]"), &machine)?;
+                    }
+                }
+                _ => {}
+            }
+        }
         let sc = &self.scheduler;
         if let Some(p) = sc.altruism_probability {
             if !(0.0..=1.0).contains(&p) {
@@ -737,5 +819,56 @@ mod tests {
         assert!(e.contains("machinez") && e.contains("line 3"), "{e}");
         let e = Spec::from_str("{\"cluster\": {\"machines\": 2,\n \"machine\": 5}}", true).unwrap_err().to_string();
         assert!(e.contains("line 2"), "{e}");
+    }
+
+    /// A fixed source's stages are checked: tasks, durations, the straggler and the demand.
+    #[test]
+    fn fixed_stages_are_checked() {
+        let spec = |stages: &str| {
+            format!(
+                "[cluster]\nmachines = 2\nmachine = {{ memory_mb = 8192, vcores = 8 }}\n[workload]\ntype = \"carbyne\"\njobs = 2\narrivals = \"poisson\"\nsource = {{ type = \"fixed\", stages = [{stages}] }}\n"
+            )
+        };
+        let err = |stages: &str| Spec::from_str(&spec(stages), false).unwrap().validate().unwrap_err().to_string();
+        let ok = "{ tasks = 4, task_ms = 100, straggler_ms = 300, demand = { vcores = 1 } }";
+        Spec::from_str(&spec(&format!("{ok}, {ok}")), false).unwrap().validate().unwrap();
+        assert!(err("").contains("workload.source.stages must list at least one stage"));
+        let e = err("{ tasks = 0, task_ms = 100, demand = { vcores = 1 } }");
+        assert!(e.contains("workload.source.stages[0]: tasks and task_ms must be at least 1"), "{e}");
+        let e = err(&format!("{ok}, {{ tasks = 2, task_ms = 100, straggler_ms = 50, demand = {{ vcores = 1 }} }}"));
+        assert!(e.contains("stages[1]: straggler_ms (50) must be at least task_ms (100)"), "{e}");
+        assert!(err("{ tasks = 1, task_ms = 1, demand = {} }").contains("stages[0].demand must ask for some resource"));
+        let e = err("{ tasks = 1, task_ms = 1, demand = { vcores = 9 } }");
+        assert!(e.contains("does not fit on one machine"), "{e}");
+        let e = err("{ tasks = 1, task_ms = 1, demand = { cores = 1 } }");
+        assert!(e.contains("unknown resource 'cores'"), "{e}");
+    }
+
+    /// The multi-resource model needs a machine with all six resources; the default model
+    /// (single-bottleneck) is what a source without `demands` gets.
+    #[test]
+    fn demand_model_is_read_and_checked() {
+        let spec = |machine: &str, demands: &str| {
+            format!(
+                "[cluster]\nmachines = 2\nmachine = {machine}\n[workload]\ntype = \"carbyne\"\njobs = 2\narrivals = \"poisson\"\nsource = {{ type = \"generator\", family = \"tpch\"{demands} }}\n"
+            )
+        };
+        let six = "{ memory_mb = 8192, vcores = 8, disk_read_mbps = 100, disk_write_mbps = 100, net_in_mbps = 100, net_out_mbps = 100 }";
+        let two = "{ memory_mb = 8192, vcores = 8 }";
+        let demands = |s: &Spec| match s.workload.sources()[0].1 {
+            SourceSpec::Generator { demands, .. } => *demands,
+            _ => unreachable!("a generator"),
+        };
+        let s = Spec::from_str(&spec(two, ""), false).unwrap();
+        assert_eq!(demands(&s), DemandModel::SingleBottleneck);
+        s.validate().unwrap();
+        let s = Spec::from_str(&spec(six, ", demands = \"multi-resource\""), false).unwrap();
+        assert_eq!(demands(&s), DemandModel::MultiResource);
+        s.validate().unwrap();
+        let e = Spec::from_str(&spec(two, ", demands = \"multi-resource\""), false).unwrap().validate().unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("workload.source.demands") && e.contains("disk_read_mbps, disk_write_mbps"), "{e}");
+        let e = Spec::from_str(&spec(six, ", demands = \"multi\""), false).unwrap_err().to_string();
+        assert!(e.contains("multi-resource"), "{e}");
     }
 }

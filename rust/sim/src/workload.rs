@@ -6,7 +6,7 @@
 use crate::gen;
 use crate::model::{critical_path_ms, estimate_of, mean_critical_path_ms, Job, JobTemplate, Stage};
 use crate::spec::{
-    resource_kind, Arrivals, DeclaredDemand, ErrorScope, SimSpec, SourceSpec, UserArrivals, WorkloadSpec,
+    resource_kind, Arrivals, DeclaredDemand, ErrorScope, FixedStage, SimSpec, SourceSpec, UserArrivals, WorkloadSpec,
 };
 use crate::traces;
 use anyhow::{anyhow, bail, Result};
@@ -55,7 +55,7 @@ impl Traces {
             return Ok(jobs.clone());
         }
         let jobs = Arc::new(match src {
-            SourceSpec::Generator { .. } => unreachable!("generators have no pool"),
+            SourceSpec::Generator { .. } | SourceSpec::Fixed { .. } => unreachable!("only traces have a pool"),
             SourceSpec::TpchSpark { file, options } => traces::load_tpch_spark(Path::new(file), options)?,
             SourceSpec::Swim { file, options } => traces::load_swim(Path::new(file), options)?,
             SourceSpec::Sls { file, options } => traces::load_sls(Path::new(file), options)?,
@@ -71,16 +71,29 @@ struct TraceCache<'a> {
     traces: &'a Traces,
     keep: Option<[bool; DIMS]>,
     demand: Option<Resources>,
+    /// One machine's capacity, which generators size multi-resource containers against.
+    machine: Resources,
+    /// The multi-resource containers' random stream, apart from the jobs' (see
+    /// [`gen::Containers`]).
+    demand_rng: ChaCha8Rng,
 }
 
 /// Draws jobs from a source: fresh generator jobs, or random picks from a trace.
-fn draw(cache: &TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: String) -> Result<JobTemplate> {
+fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: String) -> Result<JobTemplate> {
     let mut t = match src {
-        SourceSpec::Generator { family, scale, input_spread } => {
+        SourceSpec::Generator { family, scale, input_spread, demands } => {
             // Drawn only with a spread, so runs without one keep their random stream.
             let input = if *input_spread > 1.0 { input_spread.powf(rng.gen::<f64>()) } else { 1.0 };
-            gen::generate(rng, *family, scale * input, name)
+            let mut containers =
+                gen::Containers { model: *demands, machine: cache.machine, rng: &mut cache.demand_rng };
+            gen::generate(rng, *family, scale * input, &mut containers, name)
         }
+        SourceSpec::Fixed { stages } => JobTemplate {
+            name,
+            stages: stages.iter().enumerate().map(fixed_stage).collect::<Result<_>>()?,
+            arrival_ms: None,
+            queue: None,
+        },
         _ => {
             let pool = cache.traces.pool(src)?;
             let mut t = pool[rng.gen_range(0..pool.len())].clone();
@@ -99,6 +112,21 @@ fn draw(cache: &TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: String
         }
     }
     Ok(t)
+}
+
+/// Stage `i` of a fixed job: it waits for stage `i - 1`. The straggler is task 0, the first to
+/// start, as Spark orders a scan's partitions largest first.
+fn fixed_stage((i, st): (usize, &FixedStage)) -> Result<Stage> {
+    let mut durations_ms = vec![st.task_ms; st.tasks as usize];
+    if let Some(s) = st.straggler_ms {
+        durations_ms[0] = s;
+    }
+    Ok(Stage {
+        name: format!("stage{i}"),
+        parents: i.checked_sub(1).map(|p| p as u32).into_iter().collect(),
+        demand: st.demand.to_resources("fixed stage demand")?,
+        durations_ms,
+    })
 }
 
 /// real = estimate x (1 + e), e ~ N(0, std): one draw per stage for the container size (YARN
@@ -213,14 +241,25 @@ fn estimate_dag(tpl: &JobTemplate) -> Result<JobDag> {
     estimate_of(&tpl.stages).map_err(|e| anyhow!("job '{}': {e}", tpl.name))
 }
 
-/// The workload's jobs, trace jobs drawn from `traces`.
-pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64, traces: &Traces) -> Result<Workload> {
+/// The workload's jobs, trace jobs drawn from `traces`; `capacity` is the whole cluster's,
+/// `machine` one machine's.
+pub fn build(
+    w: &WorkloadSpec,
+    sim: &SimSpec,
+    capacity: &Resources,
+    machine: &Resources,
+    seed: u64,
+    traces: &Traces,
+) -> Result<Workload> {
     let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
     let demand = sim.task_demand.as_ref().map(|d| d.to_resources("sim.task_demand")).transpose()?;
     if demand.is_some_and(|d| d.memory_mb() <= 0 || d.vcores() <= 0) {
         bail!("sim.task_demand needs positive memory_mb and vcores");
     }
-    let cache = TraceCache { traces, keep: task_resources(sim)?, demand };
+    // Stream 1 of the same seed: the jobs' stream (0) is the same under either demand model.
+    let mut demand_rng = rng.clone();
+    demand_rng.set_stream(1);
+    let mut cache = TraceCache { traces, keep: task_resources(sim)?, demand, machine: *machine, demand_rng };
     let mut jobs = Vec::new();
     let mut queues: Vec<String> = Vec::new();
     let mut lqs = Vec::new();
@@ -241,9 +280,9 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64, t
             trace_queues,
         } => {
             let templates: Vec<JobTemplate> = match (source, arrivals) {
-                (SourceSpec::Generator { .. }, _) => {
+                (SourceSpec::Generator { .. } | SourceSpec::Fixed { .. }, _) => {
                     let n = n.unwrap_or(0);
-                    (0..n).map(|i| draw(&cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
+                    (0..n).map(|i| draw(&mut cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
                 }
                 (_, Arrivals::Trace) => {
                     let pool = cache.traces.pool(source)?;
@@ -252,7 +291,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64, t
                 }
                 _ => {
                     let n = n.unwrap_or(cache.traces.pool(source)?.len());
-                    (0..n).map(|i| draw(&cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
+                    (0..n).map(|i| draw(&mut cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
                 }
             };
             let exp = Exp::new(1.0 / (mean_interarrival_s * 1000.0)).ok();
@@ -315,7 +354,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64, t
                 let mut pool = Vec::new();
                 let mut tries = 0;
                 while pool.len() < l.jobs.min(LQ_POOL) && tries < LQ_DRAWS {
-                    let t = draw(&cache, &l.source, &mut rng, format!("{}-{}", l.name, pool.len()))?;
+                    let t = draw(&mut cache, &l.source, &mut rng, format!("{}-{}", l.name, pool.len()))?;
                     tries += 1;
                     if fits(&t) {
                         pool.push(t);
@@ -399,7 +438,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64, t
             let mut k = 0;
             while tq.queues > 0 && (k < tq.jobs || work_ms < backlog_ms) {
                 let q = format!("tq{}", k % tq.queues);
-                let mut tpl = draw(&cache, &tq.source, &mut rng, format!("{q}-{k}"))?;
+                let mut tpl = draw(&mut cache, &tq.source, &mut rng, format!("{q}-{k}"))?;
                 if tq.task_duration_scale != 1.0 {
                     for d in tpl.stages.iter_mut().flat_map(|s| s.durations_ms.iter_mut()) {
                         *d = (*d as f64 * tq.task_duration_scale).round().clamp(1.0, u32::MAX as f64) as u32;
@@ -449,7 +488,7 @@ pub fn build(w: &WorkloadSpec, sim: &SimSpec, capacity: &Resources, seed: u64, t
                             ((u.first_arrival_s + (k / size) as f64 * every_s) * 1000.0) as i64
                         }
                     };
-                    let mut tpl = draw(&cache, &u.source, &mut rng, format!("{}-{k}", u.name))?;
+                    let mut tpl = draw(&mut cache, &u.source, &mut rng, format!("{}-{k}", u.name))?;
                     let estimate = estimate_dag(&tpl)?;
                     if err_all {
                         perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);

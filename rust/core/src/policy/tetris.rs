@@ -21,12 +21,16 @@
 //! unhinted app's is its pending asks' dominant share times one second, since its durations
 //! are unknown. An unhinted app waiting for its ApplicationMaster goes first, as in FIFO.
 
-use super::carbyne::{job_cap, queue_entitlements, SHARE_REFRESH_MS};
+use super::carbyne::{job_cap, queue_entitlements};
 use super::{AppPolicy, NodeOffer};
 use crate::dag::share::drf_shares;
 use crate::ids::{AppIdx, QueueIdx};
 use crate::request::Placement;
 use crate::state::{App, ClusterState};
+
+/// Fair shares are recomputed at least this often even when no app came or went, because jobs'
+/// demands change with their progress.
+const FAIR_REFRESH_MS: i64 = 1_000;
 
 /// Nominal task length for apps without hints, in the units of remaining work.
 const UNHINTED_TASK_MS: f64 = 1_000.0;
@@ -93,7 +97,7 @@ impl AppPolicy for Tetris {
                 });
             }
         }
-        if self.fairness_knob > 0.0 && (changed || now_ms - self.fair_at_ms >= SHARE_REFRESH_MS) {
+        if self.fairness_knob > 0.0 && (changed || now_ms - self.fair_at_ms >= FAIR_REFRESH_MS) {
             self.fair_at_ms = now_ms;
             self.fair.clear();
             self.fair.resize(state.apps.len(), None);

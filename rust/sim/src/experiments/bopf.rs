@@ -24,7 +24,7 @@
 
 use super::common::{bopf_machine, class_avg, lq_avg, run_parallel, sim_defaults, Ctx, Scale};
 use crate::fidelity::{utilization, Findings, Verdict};
-use crate::gen::Family;
+use crate::gen::{DemandModel, Family};
 use crate::metrics::Summary;
 use crate::report;
 use crate::sim::output::RunOutput;
@@ -186,7 +186,12 @@ fn benches() -> Vec<Bench> {
             note: format!(
                 "BigBench-like generator, 2-stage LQ jobs at cluster width, TQ tasks x{BIGBENCH_TQ_TASK_SCALE}"
             ),
-            lq: SourceSpec::Generator { family: Family::Bigbench, scale: 1.0, input_spread: 1.0 },
+            lq: SourceSpec::Generator {
+                family: Family::Bigbench,
+                scale: 1.0,
+                input_spread: 1.0,
+                demands: DemandModel::SingleBottleneck,
+            },
             max_stages: Some(2),
             every_stage_at_peak: true,
             tq_task_scale: BIGBENCH_TQ_TASK_SCALE,
@@ -196,7 +201,12 @@ fn benches() -> Vec<Bench> {
         Bench {
             label: "TPC-DS",
             note: "TPC-DS-like generator, LQ jobs scaled at their widest stage".into(),
-            lq: SourceSpec::Generator { family: Family::Tpcds, scale: 1.0, input_spread: 1.0 },
+            lq: SourceSpec::Generator {
+                family: Family::Tpcds,
+                scale: 1.0,
+                input_spread: 1.0,
+                demands: DemandModel::SingleBottleneck,
+            },
             max_stages: None,
             every_stage_at_peak: false,
             tq_task_scale: 1.0,
@@ -208,7 +218,12 @@ fn benches() -> Vec<Bench> {
             // The Spark-measured TPC-H trace runs sub-second tasks one per container, which
             // cannot load a cluster until containers are reused across tasks.
             note: "TPC-H-like generator, LQ jobs scaled at their widest stage".into(),
-            lq: SourceSpec::Generator { family: Family::Tpch, scale: 1.0, input_spread: 1.0 },
+            lq: SourceSpec::Generator {
+                family: Family::Tpch,
+                scale: 1.0,
+                input_spread: 1.0,
+                demands: DemandModel::SingleBottleneck,
+            },
             max_stages: None,
             every_stage_at_peak: false,
             tq_task_scale: 1.0,

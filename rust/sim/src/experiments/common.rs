@@ -1,7 +1,7 @@
 //! What the experiments share: scale, context, the papers' machines, running and saving specs.
 
 use crate::fidelity::Findings;
-use crate::gen::Family;
+use crate::gen::{DemandModel, Family};
 use crate::metrics::Summary;
 use crate::report;
 use crate::runner::run_spec;
@@ -25,6 +25,8 @@ pub struct Ctx<'a> {
     /// Run this policy in place of that one (`bopf` -> `strict-priority`, `uwfq` -> `ujf`):
     /// the checks the paper credits to one policy should then fail, which shows they can.
     pub swap: Option<(&'a str, &'a str)>,
+    /// The demand model of generated DAG jobs, for the experiments that take one.
+    pub demands: DemandModel,
 }
 
 /// An experiment's body: runs its specs under `Ctx` and records what it found.
@@ -126,7 +128,12 @@ pub fn tpch_source() -> (SourceSpec, &'static str) {
         )
     } else {
         (
-            SourceSpec::Generator { family: Family::Tpch, scale: 1.0, input_spread: 1.0 },
+            SourceSpec::Generator {
+                family: Family::Tpch,
+                scale: 1.0,
+                input_spread: 1.0,
+                demands: DemandModel::SingleBottleneck,
+            },
             "TPC-H-like generator (shared traces absent)",
         )
     }

@@ -3,7 +3,7 @@
 use super::bopf;
 use super::common::{carbyne_machine, lq_avg, run_parallel, save, sim_defaults, Ctx, Scale};
 use crate::fidelity::{Findings, Verdict};
-use crate::gen::Family;
+use crate::gen::{DemandModel, Family};
 use crate::runner::run_spec;
 use crate::spec::*;
 use anyhow::Result;
@@ -23,7 +23,12 @@ pub fn run(ctx: &Ctx, f: &mut Findings) -> Result<()> {
         scheduler: SchedulerSpec { policy: Some("drf".into()), ..Default::default() },
         sim: sim_defaults(),
         workload: WorkloadSpec::Carbyne {
-            source: SourceSpec::Generator { family: Family::Tpcds, scale: 1.0, input_spread: 1.0 },
+            source: SourceSpec::Generator {
+                family: Family::Tpcds,
+                scale: 1.0,
+                input_spread: 1.0,
+                demands: DemandModel::SingleBottleneck,
+            },
             jobs: Some(jobs),
             arrivals: Arrivals::Together,
             mean_interarrival_s: 20.0,

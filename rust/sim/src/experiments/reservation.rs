@@ -6,7 +6,7 @@
 use super::bopf::BopfSetup;
 use super::common::{class_avg, lq_avg, save, tpch_source, Ctx, Scale};
 use crate::fidelity::{self, Findings, Verdict};
-use crate::gen::Family;
+use crate::gen::{DemandModel, Family};
 use crate::metrics::Summary;
 use crate::runner::run_spec;
 use crate::sim::output::RunOutput;
@@ -107,7 +107,12 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         Ok((r, summary))
     };
     let (tpch, tpch_note) = tpch_source();
-    let mllib = SourceSpec::Generator { family: Family::Mllib, scale: 1.0, input_spread: 1.0 };
+    let mllib = SourceSpec::Generator {
+        family: Family::Mllib,
+        scale: 1.0,
+        input_spread: 1.0,
+        demands: DemandModel::SingleBottleneck,
+    };
     let _ = writeln!(
         r,
         "== Speculative slot reservation: foreground DAG jobs at high priority beside a saturating background"

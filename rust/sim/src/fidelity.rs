@@ -6,8 +6,11 @@
 //! Three kinds of check, shared by every experiment:
 //! - [`Findings::trend`]: a trend the paper reports, asserted on the subject and, negated, on a
 //!   baseline (strict priority must violate TQ protection; DRF against itself gives a gain of 1).
+//! - [`Findings::lower`]: one run's number below another's; a third, real run (a policy the
+//!   paper ranks no better, or a deliberately wrong one) must not be below it.
 //! - [`Findings::distinct`]: two policies the paper separates must not produce the same
-//!   completion times; the same run against itself is the baseline.
+//!   completion times; the reference run again, simulated anew, must produce exactly its times
+//!   (runs are deterministic, so a difference is the policies', not noise).
 //! - [`Findings::loaded`]: a run meant to load the cluster must keep it at least
 //!   [`MIN_LOADED_UTILIZATION`] busy.
 
@@ -122,38 +125,34 @@ impl Findings {
         self.push(Check { name: name.into(), subject, baseline, enforced: Err(why) });
     }
 
-    /// `a` lower than `b` (a completion time, a slowdown); the baseline is `b` against itself,
-    /// which must not count as lower.
+    /// `a` lower than `b` (a completion time, a slowdown), while `baseline`, another real run
+    /// that the paper ranks no better than `b` (or a deliberately wrong one), is not.
     pub fn lower(
         &mut self,
         name: impl Into<String>,
         a: (&str, f64),
         b: (&str, f64),
+        baseline: (&str, f64),
         enforced: Result<(), &'static str>,
     ) {
-        let lower = |x: f64, y: f64| x < y;
-        let subject = Verdict {
-            who: format!("{} vs {}", a.0, b.0),
-            holds: lower(a.1, b.1),
-            detail: format!("{:.2} vs {:.2}", a.1, b.1),
+        let side = |x: (&str, f64)| Verdict {
+            who: format!("{} vs {}", x.0, b.0),
+            holds: x.1 < b.1,
+            detail: format!("{:.2} vs {:.2}", x.1, b.1),
         };
-        let baseline =
-            Verdict { who: format!("{} vs itself", b.0), holds: lower(b.1, b.1), detail: format!("{:.2}", b.1) };
-        self.push(Check { name: name.into(), subject, baseline: Some(baseline), enforced });
+        self.push(Check { name: name.into(), subject: side(a), baseline: Some(side(baseline)), enforced });
     }
 
-    /// Two policies the paper separates must not give identical completion times.
-    pub fn distinct(&mut self, a: (&str, &RunOutput), b: (&str, &RunOutput)) {
-        self.distinct_as(a, b, Ok(()));
-    }
-
-    pub fn distinct_as(&mut self, a: (&str, &RunOutput), b: (&str, &RunOutput), enforced: Result<(), &'static str>) {
+    /// Two policies the paper separates must not give identical completion times; `b_again`
+    /// is `b`'s spec simulated a second time, which must give exactly `b`'s.
+    pub fn distinct(&mut self, a: (&str, &RunOutput), b: (&str, &RunOutput), b_again: &RunOutput) {
         let jcts = |r: &RunOutput| r.jobs.iter().map(|j| j.jct_ms()).collect::<Vec<_>>();
         let differ = |x: &RunOutput, y: &RunOutput| jcts(x) != jcts(y);
         let name = format!("{} and {} schedule differently", a.0, b.0);
         let subject = Verdict { who: format!("{} vs {}", a.0, b.0), holds: differ(a.1, b.1), detail: String::new() };
-        let baseline = Verdict { who: format!("{} vs itself", a.0), holds: differ(a.1, a.1), detail: String::new() };
-        self.push(Check { name, subject, baseline: Some(baseline), enforced });
+        let baseline =
+            Verdict { who: format!("{} vs its run again", b.0), holds: differ(b.1, b_again), detail: String::new() };
+        self.push(Check { name, subject, baseline: Some(baseline), enforced: Ok(()) });
     }
 
     /// A run meant to load the cluster must not run near idle.
@@ -176,6 +175,18 @@ impl Findings {
 
     pub fn failures(&self) -> Vec<&Check> {
         self.checks.iter().filter(|c| c.fails_experiment()).collect()
+    }
+
+    /// What does not reproduce the paper although it does not fail the experiment: paper rows
+    /// outside ±[`TOLERANCE`] and reported checks that do not pass, one line each.
+    pub fn misses(&self) -> Vec<String> {
+        let rows = self
+            .rows
+            .iter()
+            .filter(|r| !r.within())
+            .map(|r| format!("{}: paper {:.2}, ours {:.2} (ratio {:.2})", r.metric, r.paper, r.ours, r.ratio()));
+        let checks = self.checks.iter().filter(|c| c.enforced.is_err() && !c.passed()).map(render);
+        rows.chain(checks).collect()
     }
 }
 
@@ -274,6 +285,14 @@ pub fn markdown(all: &[(&str, Findings)], full: bool) -> String {
             }
             md.push('\n');
         }
+        let misses = f.misses();
+        if !misses.is_empty() {
+            let _ = writeln!(md, "Not reproduced ({}):\n", misses.len());
+            for m in &misses {
+                let _ = writeln!(md, "- {m}");
+            }
+            md.push('\n');
+        }
         let (passed, total) = (f.checks.iter().filter(|c| c.passed()).count(), f.checks.len());
         let _ = writeln!(md, "Checks: {passed} of {total} pass; {} enforced failures.\n", f.failures().len());
         for c in f.checks.iter().filter(|c| !c.name.starts_with("loaded run") || !c.passed()) {
@@ -316,6 +335,12 @@ mod tests {
         assert_eq!(failed, ["b", "c"]);
         assert!(f.text.contains("holds too: the check cannot tell them apart"));
         assert!(f.text.contains("NOT MET (not enforced: open)"));
+        f.paper("near", 4.0, 4.9);
+        f.paper("far", 4.0, 5.1);
+        let misses = f.misses();
+        assert_eq!(misses.len(), 2, "{misses:?}");
+        assert!(misses[0].starts_with("far: paper 4.00, ours 5.10"), "{misses:?}");
+        assert!(misses[1].contains("NOT MET (not enforced: open)") && misses[1].contains(": d: "), "{misses:?}");
     }
 
     #[test]

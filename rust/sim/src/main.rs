@@ -67,14 +67,19 @@ enum Cmd {
         #[arg(long)]
         list: bool,
         /// Run one policy in place of another, `POLICY=REPLACEMENT`, both queue policies (e.g.
-        /// `bopf=strict-priority`) or both app policies (e.g. `uwfq=ujf`): the checks credited
-        /// to POLICY should then fail.
+        /// `bopf=strict-priority`) or both app policies (e.g. `uwfq=ujf`), or turn slot
+        /// reservation off (`slot-reservation=none`): the checks credited to POLICY should then
+        /// fail.
         #[arg(long, value_parser = parse_swap)]
         swap: Option<(String, String)>,
         /// Demand model of the experiment's generated DAG jobs, for experiments that take one
         /// (carbyne-table4, default multi-resource).
         #[arg(long, value_enum)]
         demands: Option<DemandModel>,
+        /// Also exit with status 1 when a paper number is outside ±25% of ours or a reported
+        /// (unenforced) check does not pass; every such miss is listed.
+        #[arg(long)]
+        strict: bool,
     },
     /// Simulation against reality: for every policy with a real run (`DIR/real/<policy>/jobs.csv`,
     /// from tidal-replay) and a simulated one (`DIR/sim/<policy>/jobs.csv`), per-class average and
@@ -184,7 +189,7 @@ fn main_inner(cli: Cli) -> Result<()> {
                 .with_context(|| format!("cannot write {}", out.display()))?;
             eprintln!("{} jobs of {} ({}) in {}", doc.jobs.len(), s.name, doc.policy, out.display());
         }
-        Cmd::Experiment { name, scale, out, list, swap, demands } => {
+        Cmd::Experiment { name, scale, out, list, swap, demands, strict } => {
             if list || name.is_none() {
                 for e in experiments::EXPERIMENTS {
                     let missing: Vec<&str> =
@@ -211,14 +216,21 @@ fn main_inner(cli: Cli) -> Result<()> {
                 let out = out.unwrap_or_else(|| experiments::default_out(e.name));
                 (vec![(e.name, experiments::run_with(e, scale, &out, swap, demands)?)], out)
             };
-            let mut failed = Vec::new();
+            let (mut failed, mut misses) = (Vec::new(), Vec::new());
             for (name, f) in &found {
                 say!("{}", f.text);
                 failed.extend(f.failures().iter().map(|c| format!("{name}: {}", c.name)));
+                misses.extend(f.misses().into_iter().map(|m| format!("{name}: {m}")));
             }
             eprintln!("outputs in {}", out.display());
+            if !misses.is_empty() {
+                say!("not reproduced ({}):\n  {}", misses.len(), misses.join("\n  "));
+            }
             if !failed.is_empty() {
                 bail!("{} check(s) failed:\n  {}", failed.len(), failed.join("\n  "));
+            }
+            if strict && !misses.is_empty() {
+                bail!("--strict: {} result(s) do not reproduce the papers (listed above)", misses.len());
             }
         }
         Cmd::SimVsReal { dir } => {

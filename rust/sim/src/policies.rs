@@ -75,8 +75,16 @@ pub fn set_app_policy(scheduler: &mut SchedulerSpec, policy: &str) {
     scheduler.app_policy = Some(policy.into());
 }
 
-/// A swap replaces a queue policy by a queue policy, or an app policy by an app policy.
+/// A technique configured per queue rather than chosen as a policy; `--swap TECHNIQUE=none`
+/// turns it off in every run.
+pub const SLOT_RESERVATION: &str = "slot-reservation";
+
+/// A swap replaces a queue policy by a queue policy, or an app policy by an app policy, or
+/// turns slot reservation off (`slot-reservation=none`).
 pub fn check_swap(from: &str, to: &str) -> Result<()> {
+    if from == SLOT_RESERVATION {
+        return if to == "none" { Ok(()) } else { bail!("{from} is a technique: swap it for none, not {to}") };
+    }
     if PolicyKind::parse(from).is_some() {
         return check_queue_policy(to).map_err(|e| anyhow::anyhow!("{from} is a queue policy: {e}"));
     }
@@ -110,5 +118,7 @@ mod tests {
         let mixed = check_swap("drf", "uwfq").unwrap_err().to_string();
         assert!(mixed.contains("drf is a queue policy") && mixed.contains("'uwfq' is an app policy"), "{mixed}");
         assert!(check_swap("uwfq", "lottery").unwrap_err().to_string().contains("'lottery' is not available"));
+        assert!(check_swap("slot-reservation", "none").is_ok());
+        assert!(check_swap("slot-reservation", "drf").unwrap_err().to_string().contains("swap it for none"));
     }
 }

@@ -315,6 +315,9 @@ fn factor_table(ctx: &Ctx, f: &mut Findings, cluster: bool) -> Result<()> {
             specs.push(setup.spec(&format!("{tag}-drf"), "drf"));
             specs.push(setup.spec(&format!("{tag}-bopf"), "bopf"));
         }
+        // The largest TQ count's DRF run again: the baseline of "BoPF and DRF schedule differently".
+        let again = specs[specs.len() - 2].clone();
+        specs.push(Spec { name: format!("{}-again", again.name), ..again });
     }
     let mut runs = run_parallel(&specs, ctx)?.into_iter();
     for bench in &benches {
@@ -358,13 +361,14 @@ fn factor_table(ctx: &Ctx, f: &mut Findings, cluster: bool) -> Result<()> {
             f.paper(format!("{} {} TQs: LQ gain DRF/BoPF", bench.label, n), paper, gains[k]);
         }
         let (drf, bopf, tag) = last.expect("at least one TQ count");
+        let drf_again = runs.next().expect("the DRF run again");
         let plot = ctx.out.join(format!("{}-lq-jct-cdf.svg", bench.label.to_lowercase()));
         report::plot_jct_cdf(
             &[(&format!("DRF, {tag}"), &drf.0), (&format!("BoPF, {tag}"), &bopf.0)],
             Some("LQ"),
             &plot,
         )?;
-        f.distinct((&format!("BoPF ({tag})"), &bopf.0), (&format!("DRF ({tag})"), &drf.0));
+        f.distinct((&format!("BoPF ({tag})"), &bopf.0), (&format!("DRF ({tag})"), &drf.0), &drf_again.0);
         // DRF against itself: the gain is 1 at every TQ count, which must not pass as growth.
         let flat = vec![1.0; gains.len()];
         f.trend(
@@ -425,6 +429,10 @@ pub fn fig9(ctx: &Ctx, f: &mut Findings) -> Result<()> {
         setup.lq_job_scale = x;
         specs.extend(POLICIES.iter().map(|p| setup.spec(&format!("fig9-x{x}-{p}"), p)));
     }
+    // The largest size's strict-priority run again: the baseline of "BoPF and strict priority
+    // schedule differently".
+    let again = specs[specs.len() - 2].clone();
+    specs.push(Spec { name: format!("{}-again", again.name), ..again });
     let mut runs = run_parallel(&specs, ctx)?.into_iter();
     let mut rows = Vec::new();
     for &x in sizes {
@@ -454,7 +462,8 @@ pub fn fig9(ctx: &Ctx, f: &mut Findings) -> Result<()> {
     report::plot_jct_cdf(&largest, Some("TQ"), &ctx.out.join("fig9-largest-tq-jct-cdf.svg"))?;
     report::plot_jct_cdf(&largest, Some("LQ"), &ctx.out.join("fig9-largest-lq-jct-cdf.svg"))?;
     f.paper("x8: TQ completion, strict priority / BoPF", 3.05, tq8[1] / tq8[2]);
-    f.distinct(("BoPF (x8)", &sums8[2].0), ("strict priority (x8)", &sums8[1].0));
+    let sp_again = runs.next().expect("the strict-priority run again");
+    f.distinct(("BoPF (x8)", &sums8[2].0), ("strict priority (x8)", &sums8[1].0), &sp_again.0);
     let within = |i: usize| rows.iter().all(|(_, tq, _, _)| tq[i] <= tq[0] * TQ_PROTECTION);
     let ratios = |i: usize| fmt_list(&rows.iter().map(|(_, tq, _, _)| tq[i] / tq[0]).collect::<Vec<_>>());
     f.trend(

@@ -18,6 +18,10 @@ use std::fmt::Write as _;
 /// the measured cause in the report and in docs/fidelity.md.
 /// Tetris with its remaining-work term is close to SRTF, which the paper does not compare with.
 const TETRIS_SRTF_BOUND: &str = "Tetris+SRTF is an SRTF-like upper bound the paper does not run";
+/// The paper has Tetris ahead of DRF (Table 4: Carbyne gains 1.59x over DRF, 1.47x over Tetris
+/// at the TPC-DS median), so DRF is the run that must not beat it; ours is far weaker.
+const WEAK_TETRIS: &str =
+    "not reproduced: our alignment-only Tetris is far behind the paper's, so DRF beats it too (see the factors vs Tetris)";
 const NOT_REPRODUCED_JAIN: &str =
     "not reproduced: SRTF over the leftover moves shares off DRF's within 60 s windows (see the leftover line above)";
 /// The offline case is one burst of jobs: DRF's shares are as even as they get.
@@ -40,6 +44,9 @@ const CARBYNE: usize = 1;
 const TETRIS: usize = 2;
 const TETRIS_SRTF: usize = 3;
 const SJF: usize = 4;
+/// DRF's spec simulated a second time, after [`CARBYNE_POLICIES`]' runs: the baseline of the
+/// check that Carbyne and DRF schedule differently.
+const DRF_AGAIN: usize = CARBYNE_POLICIES.len();
 
 /// The paper's Jain's index (cluster, offline TPC-DS, Fig. 4a): DRF 0.86, CARBYNE 0.05 below,
 /// Tetris 0.12 below, SJF 0.22 below (none for Tetris+SRTF, which the paper does not run).
@@ -215,6 +222,8 @@ fn compare(ctx: &Ctx, r: &mut Findings, setup: Setup) -> Result<()> {
             s
         })
         .collect();
+    let again = specs[DRF].clone();
+    let specs = [specs, vec![Spec { name: format!("{}-again", again.name), ..again }]].concat();
     let results = run_parallel(&specs, ctx)?;
     let (runs, sums): (Vec<RunOutput>, Vec<Summary>) = results.into_iter().unzip();
     let _ = writeln!(r, "\n-- {label}: {note}");
@@ -274,22 +283,27 @@ fn compare(ctx: &Ctx, r: &mut Findings, setup: Setup) -> Result<()> {
         }
     }
     let (drf, car, tet, srtf) = (&sums[DRF], &sums[CARBYNE], &sums[TETRIS], &sums[TETRIS_SRTF]);
+    let sjf = ("SJF", sums[SJF].jct.avg_s);
+    // SJF, shortest first with no share at all, is what the paper ranks behind Carbyne and DRF.
     r.lower(
         format!("{label}: Carbyne beats DRF on average JCT (s)"),
         ("Carbyne", car.jct.avg_s),
         ("DRF", drf.jct.avg_s),
+        sjf,
         Ok(()),
     );
     r.lower(
         format!("{label}: Carbyne beats Tetris on average JCT (s)"),
         ("Carbyne", car.jct.avg_s),
         ("Tetris", tet.jct.avg_s),
-        Ok(()),
+        ("DRF", drf.jct.avg_s),
+        Err(WEAK_TETRIS),
     );
     r.lower(
         format!("{label}: Carbyne beats Tetris+SRTF on average JCT (s)"),
         ("Carbyne", car.jct.avg_s),
         ("Tetris+SRTF", srtf.jct.avg_s),
+        sjf,
         Err(TETRIS_SRTF_BOUND),
     );
     let close = |x: &Summary| x.fairness.avg >= drf.fairness.avg - JAIN_TOLERANCE;
@@ -319,7 +333,11 @@ fn compare(ctx: &Ctx, r: &mut Findings, setup: Setup) -> Result<()> {
         },
         Verdict { who: "SJF".into(), holds: fairer(&sums[SJF]), detail: format!("{:.2}", sums[SJF].fairness.avg) },
     );
-    r.distinct((&format!("Carbyne ({label})"), &runs[CARBYNE]), (&format!("DRF ({label})"), &runs[DRF]));
+    r.distinct(
+        (&format!("Carbyne ({label})"), &runs[CARBYNE]),
+        (&format!("DRF ({label})"), &runs[DRF]),
+        &runs[DRF_AGAIN],
+    );
     // The set-up must load the cluster under the fairness baseline, and Carbyne must keep it
     // loaded; the others' utilisation is in the table (SRTF-like orders can leave it idler).
     for k in [DRF, CARBYNE] {

@@ -68,10 +68,22 @@ pub fn save(run: &RunOutput, spec: &Spec, dir: &Path) -> Result<Summary> {
     report::write_all(run, spec.sim.fairness_window_ms, dir)
 }
 
+/// `spec` with the experiment's `--swap` applied.
+pub fn swapped(mut spec: Spec, ctx: &Ctx) -> Spec {
+    if let Some((from, to)) = ctx.swap {
+        swap_policy(&mut spec.scheduler, from, to);
+    }
+    spec
+}
+
 /// Runs `to` where `scheduler` runs `from`, as its queue policy or its app policy. Carbyne with
 /// P(altruism) = 0 is the experiments' job-level DRF, not Carbyne, and is left alone; a knob the
 /// replacement does not take is dropped.
 fn swap_policy(scheduler: &mut SchedulerSpec, from: &str, to: &str) {
+    if from == crate::policies::SLOT_RESERVATION {
+        scheduler.slot_reservation = None;
+        return;
+    }
     if scheduler.policy.as_deref() == Some(from) {
         scheduler.policy = Some(to.into());
     }
@@ -86,19 +98,12 @@ fn swap_policy(scheduler: &mut SchedulerSpec, from: &str, to: &str) {
 /// matter.
 pub fn run_parallel(specs: &[Spec], ctx: &Ctx) -> Result<Vec<(RunOutput, Summary)>> {
     let out = ctx.out;
-    let swapped: Vec<Spec>;
+    let owned: Vec<Spec>;
     let specs = match ctx.swap {
         None => specs,
-        Some((from, to)) => {
-            swapped = specs
-                .iter()
-                .cloned()
-                .map(|mut s| {
-                    swap_policy(&mut s.scheduler, from, to);
-                    s
-                })
-                .collect();
-            &swapped
+        Some(_) => {
+            owned = specs.iter().map(|s| swapped(s.clone(), ctx)).collect();
+            &owned
         }
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(specs.len()).max(1);

@@ -1,7 +1,7 @@
 //! DRF's side of both papers: Carbyne's offline fairness and BoPF's LQ slowdown as TQs grow.
 
 use super::bopf;
-use super::common::{carbyne_machine, lq_avg, run_parallel, save, sim_defaults, Ctx, Scale};
+use super::common::{carbyne_machine, lq_avg, run_parallel, save, sim_defaults, swapped, Ctx, Scale};
 use crate::fidelity::{Findings, Verdict};
 use crate::gen::{DemandModel, Family};
 use crate::runner::run_spec;
@@ -37,6 +37,7 @@ pub fn run(ctx: &Ctx, f: &mut Findings) -> Result<()> {
             trace_queues: false,
         },
     };
+    let spec = swapped(spec, ctx);
     let run = run_spec(&spec, true)?;
     let s = save(&run, &spec, &out.join("carbyne-offline-drf"))?;
     let _ = writeln!(

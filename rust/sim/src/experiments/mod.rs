@@ -115,7 +115,8 @@ pub fn run_with(
     swap: Option<(&str, &str)>,
     demands: Option<DemandModel>,
 ) -> Result<Findings> {
-    for p in e.policies.iter().chain(swap.iter().map(|(_, r)| r)) {
+    let replacement = swap.filter(|(from, _)| *from != crate::policies::SLOT_RESERVATION).map(|(_, r)| r);
+    for p in e.policies.iter().chain(replacement.iter()) {
         check_policy(p).map_err(|err| anyhow::anyhow!("experiment {} cannot run: {err}", e.name))?;
     }
     if demands.is_some() && e.demands.is_none() {
@@ -129,8 +130,15 @@ pub fn run_with(
     let demands = demands.or(e.demands).unwrap_or_default();
     std::fs::create_dir_all(out)?;
     let mut f = Findings::default();
-    if let Some((p, r)) = swap {
-        let _ = writeln!(f, "!! every {p} run of this experiment runs {r} instead: its checks for {p} should fail\n");
+    match swap {
+        Some((p, _)) if p == crate::policies::SLOT_RESERVATION => {
+            let _ = writeln!(f, "!! slot reservation is off in every run of this experiment: its checks should fail\n");
+        }
+        Some((p, r)) => {
+            let _ =
+                writeln!(f, "!! every {p} run of this experiment runs {r} instead: its checks for {p} should fail\n");
+        }
+        None => {}
     }
     (e.run)(&Ctx { scale, out, swap, demands }, &mut f)?;
     let failed = f.failures().len();

@@ -4,7 +4,7 @@
 //! probability P varies, and straggler copies on held space.
 
 use super::bopf::BopfSetup;
-use super::common::{class_avg, lq_avg, save, tpch_source, Ctx, Scale};
+use super::common::{class_avg, lq_avg, save, swapped, tpch_source, Ctx, Scale};
 use crate::fidelity::{self, Findings, Verdict};
 use crate::gen::{DemandModel, Family};
 use crate::metrics::Summary;
@@ -102,6 +102,7 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         Scale::Full => &[0.0, 0.2, 0.4, 0.6, 0.8, 1.0],
     };
     let run = |spec: Spec| -> Result<(RunOutput, Summary)> {
+        let spec = swapped(spec, ctx);
         let r = run_spec(&spec, true)?;
         let summary = save(&r, &spec, &out.join(&spec.name))?;
         Ok((r, summary))
@@ -124,6 +125,14 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         "   held idle = vcore-time held by reservations and not used, as % of all allocated vcore-time; utilization"
     );
     let _ = writeln!(r, "   improvement = reduction of held idle time relative to P = 1 (the paper's Fig. 14 metric).");
+    // The background-cost check's baseline, deliberately wrong: reservation for an MLlib-like
+    // foreground whose widest stage asks for the whole cluster, so holds across its barriers
+    // take far more of the background's slots (the measured TPC-H stages are too narrow for it).
+    let mut greedy = reservation_spec("mllib-reserve-p1-whole-cluster", &mllib, scale, tqs, Some(1.0), None, false);
+    if let WorkloadSpec::Bopf { lq, .. } = &mut greedy.workload {
+        lq[0].peak_share = 1.0;
+    }
+    let greedy = run(greedy)?;
     for (tag, suite, fg) in [("mllib", "MLlib-like (chains of equal stages)", &mllib), ("tpch", tpch_note, &tpch)] {
         let alone = run(reservation_spec(&format!("{tag}-alone"), fg, scale, 0, None, None, false))?;
         let plain = run(reservation_spec(&format!("{tag}-priority"), fg, scale, tqs, None, None, false))?;
@@ -168,10 +177,12 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         // Fig. 15: with reservation MLlib jobs stay under 1.1x, SQL (TPC-DS) jobs at 1.3-1.5x.
         let paper_sd = if tag == "mllib" { 1.1 } else { 1.4 };
         r.paper(format!("{tag}: foreground slowdown with reservation (P = 1)"), paper_sd, sd1);
+        // At P = 0 a reservation's deadline is now: it holds nothing, so it must not help.
         r.lower(
             format!("{tag}: reservation (P = 1) cuts the slowdown of priority alone"),
             ("reserve P=1", sd1),
             ("priority only", plain_sd),
+            ("reserve P=0", fg_slowdown(&rows[0].1 .0, &alone.0)),
             enforced,
         );
         let held: Vec<f64> = rows.iter().map(|(_, (run, _))| held_fraction(run)).collect();
@@ -186,24 +197,24 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
         };
         r.push(check);
         r.loaded(&format!("{tag} priority only"), &plain.1);
-        let cost = class_avg(&p1.1, "TQ") / plain_bg - 1.0;
-        // The baseline holds nothing: the check needs held space as well as a small cost.
-        let held_cheaply = |run: &RunOutput, cost: f64| held_fraction(run) > 0.0 && cost <= MAX_BACKGROUND_COST;
+        let cost = |s: &Summary| class_avg(s, "TQ") / plain_bg - 1.0;
+        // The check needs held space as well as a small cost; the baseline is the greedy run.
+        let held_cheaply =
+            |run: &(RunOutput, Summary)| held_fraction(&run.0) > 0.0 && cost(&run.1) <= MAX_BACKGROUND_COST;
+        let detail = |run: &(RunOutput, Summary)| {
+            format!(
+                "{:.2}% held idle, {:+.2}% background average JCT vs priority only",
+                100.0 * held_fraction(&run.0),
+                100.0 * cost(&run.1)
+            )
+        };
         r.push(fidelity::Check {
             name: format!("{tag}: reservation costs the background at most {:.0}%", 100.0 * MAX_BACKGROUND_COST),
-            subject: Verdict {
-                who: "reserve P=1".into(),
-                holds: held_cheaply(&p1.0, cost),
-                detail: format!(
-                    "{:.2}% held idle, {:+.2}% background average JCT vs priority only",
-                    100.0 * held_fraction(&p1.0),
-                    100.0 * cost
-                ),
-            },
+            subject: Verdict { who: "reserve P=1".into(), holds: held_cheaply(p1), detail: detail(p1) },
             baseline: Some(Verdict {
-                who: "priority only".into(),
-                holds: held_cheaply(&plain.0, 0.0),
-                detail: "0% held idle".into(),
+                who: "reserve P=1 for an MLlib-like foreground as wide as the cluster".into(),
+                holds: held_cheaply(&greedy),
+                detail: detail(&greedy),
             }),
             enforced: Ok(()),
         });
@@ -255,14 +266,28 @@ pub fn run(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     let _ = writeln!(r, "   paper: at α = 1.6 copies cut phase time by over 50% (numerical, Fig. 10) and foreground JCT by 73% (simulation,");
     let _ = writeln!(r, "   Fig. 17); heavier tails (smaller α) gain more.");
     let at16 = reductions.iter().find(|(a, _, _)| *a == 1.6).map_or((f64::NAN, f64::NAN), |x| (x.1, x.2));
-    r.lower("copies shorten foreground jobs at α = 1.6 (fg avg s)", ("copies", at16.1), ("no copies", at16.0), Ok(()));
+    // Copies run only on held space: with P = 0 nothing is held, so advising them must not help.
+    let unheld =
+        lq_avg(&run(reservation_spec("mllib-pareto1.6-copies-p0", &mllib, scale, tqs, Some(0.0), Some(1.6), true))?.1);
+    r.lower(
+        "copies shorten foreground jobs at α = 1.6 (fg avg s)",
+        ("copies", at16.1),
+        ("no copies", at16.0),
+        ("copies at P = 0", unheld),
+        Ok(()),
+    );
     let reduction = 100.0 * (1.0 - at16.1 / at16.0);
+    let unheld_reduction = 100.0 * (1.0 - unheld / at16.0);
     r.paper("α = 1.6: foreground JCT reduction by copies (%)", 73.0, reduction);
     let near_paper = |x: f64| fidelity::PaperRow { metric: String::new(), paper: 73.0, ours: x }.within();
     r.push(fidelity::Check {
         name: "α = 1.6: copies cut foreground JCT by the paper's 73% (±25%)".into(),
         subject: Verdict { who: "copies".into(), holds: near_paper(reduction), detail: format!("{reduction:.0}%") },
-        baseline: Some(Verdict { who: "no copies vs itself".into(), holds: near_paper(0.0), detail: "0%".into() }),
+        baseline: Some(Verdict {
+            who: "copies at P = 0".into(),
+            holds: near_paper(unheld_reduction),
+            detail: format!("{unheld_reduction:.0}%"),
+        }),
         enforced: if scale == Scale::Full { Ok(()) } else { Err(SMALL_SCALE_NOISE) },
     });
     if reductions.len() > 1 {

@@ -8,6 +8,7 @@ pub mod dashboard;
 pub mod experiments;
 pub mod export;
 pub mod fidelity;
+pub mod fidelity_docs;
 pub mod gen;
 pub mod hints;
 pub mod metrics;

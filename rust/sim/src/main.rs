@@ -8,7 +8,7 @@ use tidal_sim::bench::{self, BenchCase};
 use tidal_sim::experiments::{self, Scale};
 use tidal_sim::gen::DemandModel;
 use tidal_sim::metrics::{improvement, JctStats};
-use tidal_sim::{dashboard, export, policies, report, runner, spec::Spec, sweep, vs_real};
+use tidal_sim::{dashboard, export, fidelity_docs, policies, report, runner, spec::Spec, sweep, vs_real};
 
 /// Trace-driven simulator of a YARN cluster running Tidal's scheduling core.
 #[derive(Parser)]
@@ -109,6 +109,24 @@ enum Cmd {
         /// Runs at a time (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
+    },
+    /// Rewrite the generated tables of the fidelity page (the blocks between
+    /// `<!-- generated: NAME -->` and `<!-- end generated -->`) from an `experiment all` run's
+    /// paper.csv and checks.csv files. With `--check`, change nothing and exit with status 1
+    /// naming every block that differs from what the files give.
+    FidelityDocs {
+        /// First copy this `experiment all` output directory's CSVs, reports and fidelity.md
+        /// into the results directory (plots and run directories stay behind).
+        #[arg(long, conflicts_with = "check")]
+        from: Option<PathBuf>,
+        /// The run's output directory, one folder of CSVs per experiment.
+        #[arg(long, default_value = "docs/results")]
+        results: PathBuf,
+        /// The page whose blocks to rewrite.
+        #[arg(long, default_value = "docs/fidelity.md")]
+        docs: PathBuf,
+        #[arg(long)]
+        check: bool,
     },
     /// Scale benchmarks on synthetic workloads: wall time and peak memory.
     Bench {
@@ -300,6 +318,23 @@ fn main_inner(cli: Cli) -> Result<()> {
                 );
             }
             eprintln!("outputs in {}, one row per run in {}", out.display(), out.join("sweep.csv").display());
+        }
+        Cmd::FidelityDocs { from, results, docs, check } => {
+            if let Some(run) = from {
+                let copied = fidelity_docs::import_run(&run, &results)?;
+                eprintln!("{} experiments' results in {}", copied.len(), results.display());
+            }
+            if check {
+                fidelity_docs::check_files(&results, &docs)?;
+                eprintln!("{}: every generated block agrees with {}", docs.display(), results.display());
+            } else {
+                let changed = fidelity_docs::rewrite_files(&results, &docs)?;
+                if changed.is_empty() {
+                    eprintln!("{}: every generated block was up to date", docs.display());
+                } else {
+                    eprintln!("{}: rewrote {}", docs.display(), changed.join(", "));
+                }
+            }
         }
         Cmd::Bench { case, policy } => {
             policies::check_policy(&policy)?;

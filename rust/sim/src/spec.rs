@@ -275,6 +275,10 @@ pub enum SourceSpec {
     /// Every job the same fixed shape: a chain of stages, each waiting for the one before
     /// (a synthetic job type such as UWFQ's short and tiny jobs).
     Fixed { stages: Vec<FixedStage> },
+    /// Every job its own fixed shape: the `k`-th job drawn from this source (a user's `k`-th
+    /// job) is the chain `jobs[k % jobs.len()]` (a workload whose jobs differ in size, such as
+    /// a trace-shaped benchmark).
+    FixedEach { jobs: Vec<Vec<FixedStage>> },
 }
 
 /// One stage of a [`SourceSpec::Fixed`] job.
@@ -480,6 +484,9 @@ pub enum UserArrivals {
     Poisson { mean_interarrival_s: f64 },
     /// `size` jobs at once every `every_s` seconds.
     Bursts { every_s: f64, size: usize },
+    /// Listed arrivals: the `k`-th job arrives `at_s[k]` seconds after `first_arrival_s`. The list
+    /// holds one time per job, in non-decreasing order.
+    At { at_s: Vec<f64> },
 }
 
 fn default_interarrival() -> f64 {
@@ -625,7 +632,7 @@ impl Spec {
             }
         };
         let fix_src = |s: &mut SourceSpec| match s {
-            SourceSpec::Generator { .. } | SourceSpec::Fixed { .. } => {}
+            SourceSpec::Generator { .. } | SourceSpec::Fixed { .. } | SourceSpec::FixedEach { .. } => {}
             SourceSpec::TpchSpark { file, .. } | SourceSpec::Swim { file, .. } | SourceSpec::Sls { file, .. } => {
                 fix(file)
             }
@@ -670,7 +677,11 @@ impl Spec {
         }
         match &self.workload {
             WorkloadSpec::Carbyne { jobs, arrivals, mean_interarrival_s, source, time_scale, .. } => {
-                if matches!(source, SourceSpec::Generator { .. } | SourceSpec::Fixed { .. }) && jobs.is_none() {
+                if matches!(
+                    source,
+                    SourceSpec::Generator { .. } | SourceSpec::Fixed { .. } | SourceSpec::FixedEach { .. }
+                ) && jobs.is_none()
+                {
                     bail!("workload.jobs is required with a generator or fixed source");
                 }
                 if *arrivals == Arrivals::Poisson && !positive(*mean_interarrival_s) {
@@ -756,6 +767,22 @@ impl Spec {
                                 u.name
                             )
                         }
+                        UserArrivals::At { ref at_s } => {
+                            if at_s.len() != u.jobs {
+                                bail!(
+                                    "workload.users[{i}] ('{}'): arrivals.at_s lists {} times for {} jobs",
+                                    u.name,
+                                    at_s.len(),
+                                    u.jobs
+                                );
+                            }
+                            if at_s.iter().any(|t| !non_negative(*t)) || at_s.windows(2).any(|w| w[1] < w[0]) {
+                                bail!(
+                                    "workload.users[{i}] ('{}'): arrivals.at_s must be non-negative seconds in non-decreasing order",
+                                    u.name
+                                );
+                            }
+                        }
                         _ => {}
                     }
                     if !non_negative(u.first_arrival_s) {
@@ -785,6 +812,19 @@ impl Spec {
                     }
                     for (i, st) in stages.iter().enumerate() {
                         st.validate(&format!("{field}.stages[{i}]"), &machine)?;
+                    }
+                }
+                SourceSpec::FixedEach { jobs } => {
+                    if jobs.is_empty() {
+                        bail!("{field}.jobs must list at least one job");
+                    }
+                    for (j, stages) in jobs.iter().enumerate() {
+                        if stages.is_empty() {
+                            bail!("{field}.jobs[{j}] must list at least one stage");
+                        }
+                        for (i, st) in stages.iter().enumerate() {
+                            st.validate(&format!("{field}.jobs[{j}][{i}]"), &machine)?;
+                        }
                     }
                 }
                 _ => {}
@@ -842,6 +882,34 @@ mod tests {
         assert!(e.contains("does not fit on one machine"), "{e}");
         let e = err("{ tasks = 1, task_ms = 1, demand = { cores = 1 } }");
         assert!(e.contains("unknown resource 'cores'"), "{e}");
+    }
+
+    /// Listed arrivals need one non-decreasing time per job; a per-job fixed source needs jobs
+    /// of valid stages; errors name the field.
+    #[test]
+    fn listed_arrivals_and_per_job_shapes_are_validated() {
+        let spec = |at: &str, jobs: &str| {
+            format!(
+                "[cluster]\nmachines = 2\nmachine = {{ memory_mb = 8192, vcores = 8 }}\n[workload]\ntype = \"users\"\n[[workload.users]]\nname = \"u\"\njobs = 2\narrivals = {{ type = \"at\", at_s = [{at}] }}\nsource = {{ type = \"fixed-each\", jobs = [{jobs}] }}\n"
+            )
+        };
+        let ok = "{ tasks = 4, task_ms = 100, demand = { vcores = 1 } }";
+        let two = format!("[{ok}], [{ok}, {ok}]");
+        let err =
+            |at: &str, jobs: &str| Spec::from_str(&spec(at, jobs), false).unwrap().validate().unwrap_err().to_string();
+        Spec::from_str(&spec("0.5, 2.0", &two), false).unwrap().validate().unwrap();
+        let e = err("0.5", &two);
+        assert!(e.contains("workload.users[0] ('u'): arrivals.at_s lists 1 times for 2 jobs"), "{e}");
+        let e = err("2.0, 0.5", &two);
+        assert!(e.contains("arrivals.at_s must be non-negative seconds in non-decreasing order"), "{e}");
+        let e = err("-1.0, 0.5", &two);
+        assert!(e.contains("arrivals.at_s must be non-negative"), "{e}");
+        let e = err("0.5, 2.0", "");
+        assert!(e.contains("workload.users[0].source.jobs must list at least one job"), "{e}");
+        let e = err("0.5, 2.0", &format!("[{ok}], []"));
+        assert!(e.contains("workload.users[0].source.jobs[1] must list at least one stage"), "{e}");
+        let e = err("0.5, 2.0", &format!("[{ok}], [{ok}, {{ tasks = 0, task_ms = 1, demand = {{ vcores = 1 }} }}]"));
+        assert!(e.contains("workload.users[0].source.jobs[1][1]: tasks and task_ms must be at least 1"), "{e}");
     }
 
     /// The multi-resource model needs a machine with all six resources; the default model

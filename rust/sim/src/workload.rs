@@ -55,7 +55,9 @@ impl Traces {
             return Ok(jobs.clone());
         }
         let jobs = Arc::new(match src {
-            SourceSpec::Generator { .. } | SourceSpec::Fixed { .. } => unreachable!("only traces have a pool"),
+            SourceSpec::Generator { .. } | SourceSpec::Fixed { .. } | SourceSpec::FixedEach { .. } => {
+                unreachable!("only traces have a pool")
+            }
             SourceSpec::TpchSpark { file, options } => traces::load_tpch_spark(Path::new(file), options)?,
             SourceSpec::Swim { file, options } => traces::load_swim(Path::new(file), options)?,
             SourceSpec::Sls { file, options } => traces::load_sls(Path::new(file), options)?,
@@ -79,7 +81,8 @@ struct TraceCache<'a> {
 }
 
 /// Draws jobs from a source: fresh generator jobs, or random picks from a trace.
-fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: String) -> Result<JobTemplate> {
+/// The `k`-th job drawn from `src` (only [`SourceSpec::FixedEach`] tells the draws apart by `k`).
+fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, k: usize, name: String) -> Result<JobTemplate> {
     let mut t = match src {
         SourceSpec::Generator { family, scale, input_spread, demands } => {
             // Drawn only with a spread, so runs without one keep their random stream.
@@ -91,6 +94,12 @@ fn draw(cache: &mut TraceCache, src: &SourceSpec, rng: &mut ChaCha8Rng, name: St
         SourceSpec::Fixed { stages } => JobTemplate {
             name,
             stages: stages.iter().enumerate().map(fixed_stage).collect::<Result<_>>()?,
+            arrival_ms: None,
+            queue: None,
+        },
+        SourceSpec::FixedEach { jobs } => JobTemplate {
+            name,
+            stages: jobs[k % jobs.len()].iter().enumerate().map(fixed_stage).collect::<Result<_>>()?,
             arrival_ms: None,
             queue: None,
         },
@@ -280,9 +289,9 @@ pub fn build(
             trace_queues,
         } => {
             let templates: Vec<JobTemplate> = match (source, arrivals) {
-                (SourceSpec::Generator { .. } | SourceSpec::Fixed { .. }, _) => {
+                (SourceSpec::Generator { .. } | SourceSpec::Fixed { .. } | SourceSpec::FixedEach { .. }, _) => {
                     let n = n.unwrap_or(0);
-                    (0..n).map(|i| draw(&mut cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
+                    (0..n).map(|i| draw(&mut cache, source, &mut rng, i, format!("job{i}"))).collect::<Result<_>>()?
                 }
                 (_, Arrivals::Trace) => {
                     let pool = cache.traces.pool(source)?;
@@ -291,7 +300,7 @@ pub fn build(
                 }
                 _ => {
                     let n = n.unwrap_or(cache.traces.pool(source)?.len());
-                    (0..n).map(|i| draw(&mut cache, source, &mut rng, format!("job{i}"))).collect::<Result<_>>()?
+                    (0..n).map(|i| draw(&mut cache, source, &mut rng, i, format!("job{i}"))).collect::<Result<_>>()?
                 }
             };
             let exp = Exp::new(1.0 / (mean_interarrival_s * 1000.0)).ok();
@@ -354,7 +363,7 @@ pub fn build(
                 let mut pool = Vec::new();
                 let mut tries = 0;
                 while pool.len() < l.jobs.min(LQ_POOL) && tries < LQ_DRAWS {
-                    let t = draw(&mut cache, &l.source, &mut rng, format!("{}-{}", l.name, pool.len()))?;
+                    let t = draw(&mut cache, &l.source, &mut rng, pool.len(), format!("{}-{}", l.name, pool.len()))?;
                     tries += 1;
                     if fits(&t) {
                         pool.push(t);
@@ -438,7 +447,7 @@ pub fn build(
             let mut k = 0;
             while tq.queues > 0 && (k < tq.jobs || work_ms < backlog_ms) {
                 let q = format!("tq{}", k % tq.queues);
-                let mut tpl = draw(&mut cache, &tq.source, &mut rng, format!("{q}-{k}"))?;
+                let mut tpl = draw(&mut cache, &tq.source, &mut rng, k, format!("{q}-{k}"))?;
                 if tq.task_duration_scale != 1.0 {
                     for d in tpl.stages.iter_mut().flat_map(|s| s.durations_ms.iter_mut()) {
                         *d = (*d as f64 * tq.task_duration_scale).round().clamp(1.0, u32::MAX as f64) as u32;
@@ -473,7 +482,7 @@ pub fn build(
                     UserArrivals::Poisson { mean_interarrival_s } => {
                         Exp::new(1.0 / (mean_interarrival_s * 1000.0)).ok()
                     }
-                    UserArrivals::Bursts { .. } => None,
+                    UserArrivals::Bursts { .. } | UserArrivals::At { .. } => None,
                 };
                 let mut t = u.first_arrival_s * 1000.0;
                 for k in 0..u.jobs {
@@ -487,8 +496,9 @@ pub fn build(
                         UserArrivals::Bursts { every_s, size } => {
                             ((u.first_arrival_s + (k / size) as f64 * every_s) * 1000.0) as i64
                         }
+                        UserArrivals::At { at_s } => ((u.first_arrival_s + at_s[k]) * 1000.0).round() as i64,
                     };
-                    let mut tpl = draw(&mut cache, &u.source, &mut rng, format!("{}-{k}", u.name))?;
+                    let mut tpl = draw(&mut cache, &u.source, &mut rng, k, format!("{}-{k}", u.name))?;
                     let estimate = estimate_dag(&tpl)?;
                     if err_all {
                         perturb(&mut tpl.stages, sim.estimation_error_std, &mut rng);

@@ -19,6 +19,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 pub use common::{carbyne_machine, Scale};
+pub use uwfq::MACRO_COLUMNS;
 
 pub struct Experiment {
     pub name: &'static str,

@@ -26,7 +26,7 @@ const END: &str = "<!-- end generated -->";
 
 /// One row of an experiment's `paper.csv`.
 #[derive(Clone, Debug, Deserialize)]
-pub struct PaperRow {
+pub struct PaperCsvRow {
     pub metric: String,
     pub paper: f64,
     pub ours: f64,
@@ -36,7 +36,7 @@ pub struct PaperRow {
 
 /// One row of an experiment's `checks.csv`.
 #[derive(Clone, Debug, Deserialize)]
-pub struct CheckRow {
+pub struct CheckCsvRow {
     pub check: String,
     pub verdict: String,
     pub enforced: bool,
@@ -48,7 +48,7 @@ pub struct CheckRow {
     pub baseline_detail: String,
 }
 
-impl CheckRow {
+impl CheckCsvRow {
     pub fn passed(&self) -> bool {
         self.verdict == "pass"
     }
@@ -57,8 +57,8 @@ impl CheckRow {
 /// One experiment's committed results.
 #[derive(Clone, Debug, Default)]
 pub struct Experiment {
-    pub rows: Vec<PaperRow>,
-    pub checks: Vec<CheckRow>,
+    pub rows: Vec<PaperCsvRow>,
+    pub checks: Vec<CheckCsvRow>,
 }
 
 /// Every experiment's results, by experiment name.
@@ -109,7 +109,7 @@ impl Results {
     }
 
     /// The paper row `metric` of experiment `exp`.
-    fn row(&self, exp: &str, metric: &str) -> Result<&PaperRow> {
+    fn row(&self, exp: &str, metric: &str) -> Result<&PaperCsvRow> {
         self.experiment(exp)?
             .rows
             .iter()
@@ -119,11 +119,11 @@ impl Results {
 }
 
 /// `paper / ours (ratio)`, the ratio starred when outside ±25%.
-fn cell(r: &PaperRow) -> String {
+fn cell(r: &PaperCsvRow) -> String {
     format!("{:.2} / {:.2} ({:.2}{})", r.paper, r.ours, r.ratio, if r.within_25pct { "" } else { "*" })
 }
 
-fn verdict(r: &PaperRow) -> &'static str {
+fn verdict(r: &PaperCsvRow) -> &'static str {
     if r.within_25pct {
         "within ±25%"
     } else {
@@ -237,7 +237,7 @@ fn paper_rows(res: &Results, exps: &str) -> Result<String> {
 }
 
 /// Who a check ran on and what it measured, subject then baseline.
-fn check_detail(c: &CheckRow) -> String {
+fn check_detail(c: &CheckCsvRow) -> String {
     let side = |who: &str, what: &str, detail: &str| {
         let d = if detail.is_empty() { String::new() } else { format!(", {detail}") };
         format!("{who}: {what}{d}")
@@ -251,7 +251,7 @@ fn check_detail(c: &CheckRow) -> String {
     s
 }
 
-fn check_verdict(c: &CheckRow) -> &'static str {
+fn check_verdict(c: &CheckCsvRow) -> &'static str {
     match (c.passed(), c.enforced) {
         (true, _) => "pass",
         (false, true) => "FAIL",
@@ -456,16 +456,16 @@ pub fn rewrite_files(results: &Path, docs: &Path) -> Result<Vec<String>> {
 mod tests {
     use super::*;
 
-    fn row(metric: &str, paper: f64, ours: f64) -> PaperRow {
+    fn row(metric: &str, paper: f64, ours: f64) -> PaperCsvRow {
         let ratio = ours / paper;
-        PaperRow { metric: metric.into(), paper, ours, ratio, within_25pct: (ratio - 1.0).abs() <= 0.25 }
+        PaperCsvRow { metric: metric.into(), paper, ours, ratio, within_25pct: (ratio - 1.0).abs() <= 0.25 }
     }
 
     fn results() -> Results {
         let mut res = Results::default();
         let e = Experiment {
             rows: vec![row("a: worst slowdown", 3.9, 2.8), row("b: copies cut JCT (%)", 73.0, 80.0)],
-            checks: vec![CheckRow {
+            checks: vec![CheckCsvRow {
                 check: "a: reservation helps".into(),
                 verdict: "fail".into(),
                 enforced: false,

@@ -33,15 +33,9 @@ struct DeadlineRatios {
 }
 
 fn deadline_ratios(target: &RunOutput, ujf: &RunOutput) -> DeadlineRatios {
-    let times = |r: &RunOutput| r.jobs.iter().map(|j| (j.arrival_ms, j.finish_ms)).collect::<Vec<_>>();
-    deadline_ratios_of(&times(target), &times(ujf))
-}
-
-/// [`deadline_ratios`] over (arrival, finish) pairs (ms), the same jobs in the same order.
-fn deadline_ratios_of(target: &[(i64, i64)], ujf: &[(i64, i64)]) -> DeadlineRatios {
     let (mut v, mut nv, mut sl, mut ns) = (0.0, 0, 0.0, 0);
-    for (t, u) in target.iter().zip(ujf) {
-        let r = (t.1 - u.1) as f64 / (u.1 - u.0).max(1) as f64;
+    for (t, u) in target.jobs.iter().zip(&ujf.jobs) {
+        let r = (t.finish_ms - u.finish_ms) as f64 / u.jct_ms().max(1) as f64;
         if r > 0.0 {
             v += r;
             nv += 1;
@@ -462,11 +456,6 @@ fn macro_users(scale: Scale) -> Vec<User> {
         .collect()
 }
 
-/// A run's jobs as (arrival, finish) in ms, in the run's order.
-fn job_times(run: &RunOutput) -> Vec<(i64, i64)> {
-    run.jobs.iter().map(|j| (j.arrival_ms, j.finish_ms)).collect()
-}
-
 /// The macro-benchmark's runs, in [`POLICIES`] order, then CFQ's spec simulated again. Every
 /// policy gets true stage sizes here, CFQ included: the benchmark's `LoopCustom` job sets its
 /// UDF's runtime as the stage estimate (`task.runtime`) and the workflow's as the job's, and
@@ -487,25 +476,13 @@ fn run_macro(ctx: &Ctx) -> Result<(Vec<RunOutput>, Vec<Summary>)> {
 /// 80%, the next 15% and the last 5% (s). §5.3.1 calls the middle group "medium-sized jobs",
 /// but the benchmark's analysis (`visualize_results.py`) groups by response time, cutting at
 /// floor(0.8 n) and floor(0.95 n); so do we.
-fn rt_groups(flows: &[(i64, i64)]) -> [f64; 3] {
-    let mut rt: Vec<f64> = flows.iter().map(|(a, f)| (f - a) as f64 / 1000.0).collect();
+fn rt_groups(run: &RunOutput) -> [f64; 3] {
+    let mut rt: Vec<f64> = run.jobs.iter().map(|j| j.jct_ms() as f64 / 1000.0).collect();
     rt.sort_by(f64::total_cmp);
     let n = rt.len();
     let (a, b) = ((0.8 * n as f64).floor() as usize, (0.95 * n as f64).floor() as usize);
     let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
     [mean(&rt[..a]), mean(&rt[a..b]), mean(&rt[b..])]
-}
-
-/// Table 2's "Runtime": the benchmark's first arrival to its last finish (s).
-fn runtime_s(flows: &[(i64, i64)]) -> f64 {
-    let first = flows.iter().map(|w| w.0).min().unwrap_or(0);
-    let last = flows.iter().map(|w| w.1).max().unwrap_or(0);
-    (last - first) as f64 / 1000.0
-}
-
-/// Mean response time of the jobs (s).
-fn avg_rt_s(flows: &[(i64, i64)]) -> f64 {
-    flows.iter().map(|(a, f)| (f - a) as f64).sum::<f64>() / flows.len().max(1) as f64 / 1000.0
 }
 
 /// Table 2 per scheduler (UJF, UWFQ, CFQ, Fair; Spark's default partitioning): runtime,
@@ -541,7 +518,6 @@ pub const MACRO_COLUMNS: [&str; 5] =
 fn macro_benchmark(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     let (runs, sums) = run_macro(ctx)?;
     let users = macro_users(ctx.scale);
-    let flows: Vec<Vec<(i64, i64)>> = runs.iter().map(job_times).collect();
     let work = |class: &str| -> f64 {
         users
             .iter()
@@ -569,14 +545,15 @@ fn macro_benchmark(ctx: &Ctx, r: &mut Findings) -> Result<()> {
     );
     let mut rows = Vec::new();
     for (k, (label, _)) in POLICIES.iter().enumerate() {
-        let d = deadline_ratios_of(&flows[k], &flows[0]);
+        let d = deadline_ratios(&runs[k], &runs[0]);
         let ratios = if k == 0 {
             format!("{:>7} {:>5} {:>7} {:>5}", "-", "-", "-", "-")
         } else {
             format!("{:>7.2} {:>5} {:>7.2} {:>5}", d.dvr, d.violations, d.dsr, d.slacks)
         };
-        let g = rt_groups(&flows[k]);
-        let row = [runtime_s(&flows[k]), avg_rt_s(&flows[k]), g[0], g[1], g[2]];
+        // Table 2's "Runtime" is the benchmark's first arrival to its last finish: the makespan.
+        let g = rt_groups(&runs[k]);
+        let row = [sums[k].makespan_s, sums[k].jct.avg_s, g[0], g[1], g[2]];
         let _ = writeln!(
             r,
             "   {:<10} {:>9.1} {:>9.2} {:>9.2} {:>9.2} {:>9.1} {:>5.0}% {}",

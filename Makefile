@@ -14,7 +14,7 @@ CLUSTER_MODULE_2.7.7 := it-tests
 CLUSTER_MODULE_3.4.3 := it-tests/hadoop3
 CLUSTER_MODULE = $(or $(CLUSTER_MODULE_$(HADOOP)),$(error HADOOP must be 3.4.3 or 2.7.7, not '$(HADOOP)'))
 
-.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-conformance test-it test-it-references test-it-hadoop3 test-docker demo demo-yarn demo-sim sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
+.PHONY: all deps browser-deps native jar build test lint-rust test-rust test-java test-conformance test-it test-it-references test-it-hadoop3 test-docker demo demo-yarn demo-sim sls bench-sls bench bench-rust bench-jni bench-rm bench-sim fuzz cluster-image cluster-up cluster-down cluster-run replay-tools sim-vs-real replay-benchmarks cloudlab-venv cloudlab-bundle cloudlab-ssh test-cloudlab cloudlab-local clean
 
 all: build
 
@@ -117,29 +117,72 @@ sls: jar
 	$(MVN) -q -f it-tests/pom.xml $(MVN_NATIVE) test-compile exec:exec@sls \
 	  -Dsls.input="$(SLS_INPUT)" -Dsls.html="$(SLS_HTML)"
 
-bench: bench-rust bench-jni bench-rm bench-sim
+# SLS at scale, Tidal against FairScheduler (and CapacityScheduler on Hadoop 3) on the same
+# synthetic traces with 1 s heartbeats: a saturated cluster, and the same with a BoPF LQ bursting
+# on top (it-tests/shared/.../slsbench). Runs go one after another, BENCH_SLS_SECONDS of simulated
+# time each (the first BENCH_SLS_WARMUP left out); prints one table and writes BENCH_SLS_CSV.
+BENCH_SLS_NODES ?= 2000 5000 10000
+BENCH_SLS_LINES ?= hadoop2 hadoop3
+BENCH_SLS_TRACES ?= saturated lq-burst
+BENCH_SLS_SECONDS ?= 75
+BENCH_SLS_WARMUP ?= 15
+BENCH_SLS_CSV ?= $(BENCH_OUT)/sls.csv
+BENCH_SLS_MODULE_hadoop2 := it-tests
+BENCH_SLS_MODULE_hadoop3 := it-tests/hadoop3
+bench-sls: jar
+	$(BENCH_LOAD)
+	rm -f $(BENCH_SLS_CSV)
+	@for line in $(BENCH_SLS_LINES); do \
+	  case $$line in hadoop2) module=$(BENCH_SLS_MODULE_hadoop2);; hadoop3) module=$(BENCH_SLS_MODULE_hadoop3);; \
+	    *) echo "BENCH_SLS_LINES: hadoop2 or hadoop3, not $$line"; exit 2;; esac; \
+	  $(MVN) -q -f $$module/pom.xml $(MVN_NATIVE) test-compile exec:exec@sls-bench \
+	    -Dbench.sls.csv=$(BENCH_SLS_CSV) -Dbench.sls.nodes="$(BENCH_SLS_NODES)" \
+	    -Dbench.sls.traces="$(BENCH_SLS_TRACES)" -Dbench.sls.seconds=$(BENCH_SLS_SECONDS) \
+	    -Dbench.sls.warmup=$(BENCH_SLS_WARMUP) || exit 1; \
+	done
 
+# Every benchmark, then the README's benchmark table and docs/benchmarks.md's generated tables
+# from their results: each stage leaves CSV files in BENCH_OUT (and the load average as it
+# started in load.csv); bench-docs gathers criterion's medians there, copies the files to
+# docs/results/bench and rewrites the tables (`cargo test` checks that they agree).
+BENCH_OUT := $(CURDIR)/target/bench
+BENCH_LOAD = @mkdir -p $(BENCH_OUT); test -s $(BENCH_OUT)/load.csv || echo stage,load1,load5,load15 > $(BENCH_OUT)/load.csv; \
+  echo "$@,$$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,)" >> $(BENCH_OUT)/load.csv
+bench:
+	rm -rf $(BENCH_OUT)
+	$(MAKE) bench-rust bench-jni bench-rm bench-sim bench-sls
+	$(CARGO) run --release -q -p tidal-sim -- bench-docs --criterion $${CARGO_TARGET_DIR:-target}/criterion --from $(BENCH_OUT)
+
+# BENCH_RUST_ARGS picks benches, e.g. "--bench heartbeat --bench carbyne --bench admission" (the
+# ones the README's table reports); empty: every bench of the core.
+BENCH_RUST_ARGS ?=
 bench-rust: deps
-	$(CARGO) bench -p tidal-core
+	$(BENCH_LOAD)
+	$(CARGO) bench -p tidal-core $(BENCH_RUST_ARGS)
 
 bench-sim: deps
-	$(CARGO) run --release -q -p tidal-sim -- bench all
+	$(BENCH_LOAD)
+	$(CARGO) run --release -q -p tidal-sim -- bench all huge huge-saturated --csv $(BENCH_OUT)/sim.csv
 
 # The JNI and RM benchmarks run on each Hadoop line's adapter (java/common/src/bench).
 BENCH_LINES ?= hadoop2 hadoop3
 
 bench-jni: native
+	$(BENCH_LOAD)
 	@for line in $(BENCH_LINES); do echo "== $$line"; \
-	  $(MVN) -f java/$$line/pom.xml $(MVN_NATIVE) -Pbench verify || exit 1; done
+	  $(MVN) -f java/$$line/pom.xml $(MVN_NATIVE) -Pbench verify -Dbench.out=$(BENCH_OUT) || exit 1; done
 
 # Tidal vs FairScheduler and CapacityScheduler inside a MockRM on the same event stream, on each
-# Hadoop line; BENCH_RM_ARGS picks scales and repetitions (see
-# java/common/src/bench/java/org/tidal/yarn/bench/RmSchedulerBench.java).
+# Hadoop line, with the floor (Hadoop's bookkeeping of the containers Tidal started, no decision);
+# BENCH_RM_ARGS picks scales and repetitions (see
+# java/common/src/bench/java/org/tidal/yarn/bench/RmSchedulerBench.java). Besides the tables, the
+# figures go to $(BENCH_OUT)/rm-<line>.csv.
 BENCH_RM_ARGS ?= small large 2
 bench-rm: native
+	$(BENCH_LOAD)
 	@for line in $(BENCH_LINES); do echo "== $$line"; \
 	  $(MVN) -f java/$$line/pom.xml $(MVN_NATIVE) -Pbench test-compile exec:exec@rm-benchmark \
-	    -Dbench.rm.args="$(BENCH_RM_ARGS)" || exit 1; done
+	    -Dbench.rm.args="$(BENCH_RM_ARGS)" -Dbench.out=$(BENCH_OUT) || exit 1; done
 
 # The fuzz targets of rust/fuzz under libFuzzer, FUZZ_SECONDS each (`make test` runs them for a
 # second each on random inputs). Needs a nightly toolchain; cargo-bolero is installed into

@@ -48,6 +48,7 @@ use crate::request::AskTable;
 use crate::resource::{ResourceKind, Resources};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// The schema version this core reads.
 pub const HINTS_VERSION: u32 = 1;
@@ -175,31 +176,34 @@ fn bad(app: AppKey, field: &str, reason: impl std::fmt::Display) -> CoreError {
     CoreError::InvalidHints { app, field: field.to_string(), reason: reason.to_string() }
 }
 
-fn count(app: AppKey, field: &str, v: i64) -> Result<u32> {
+/// `field` names the field, and is only called on error: documents arrive with every task end.
+fn count(app: AppKey, field: impl Fn() -> String, v: i64) -> Result<u32> {
     if v < 0 {
-        return Err(bad(app, field, format!("{v} is negative")));
+        return Err(bad(app, &field(), format!("{v} is negative")));
     }
     if v as u64 > MAX_TASKS {
-        return Err(bad(app, field, format!("{v} is above the limit of {MAX_TASKS} tasks")));
+        return Err(bad(app, &field(), format!("{v} is above the limit of {MAX_TASKS} tasks")));
     }
     Ok(v as u32)
 }
 
-fn millis(app: AppKey, field: &str, v: f64, positive: bool) -> Result<u64> {
+fn millis(app: AppKey, field: impl Fn() -> String, v: f64, positive: bool) -> Result<u64> {
     if !v.is_finite() || v < 0.0 || (positive && v <= 0.0) {
         let what = if positive { "positive" } else { "non-negative" };
-        return Err(bad(app, field, format!("{v} is not a {what} number of milliseconds")));
+        return Err(bad(app, &field(), format!("{v} is not a {what} number of milliseconds")));
     }
     if v > MAX_DURATION_MS {
-        return Err(bad(app, field, format!("{v} ms is longer than 30 days")));
+        return Err(bad(app, &field(), format!("{v} ms is longer than 30 days")));
     }
     Ok((v.round() as u64).max(if positive { 1 } else { 0 }))
 }
 
-/// Parses, validates and applies a hints document for app `app`, whose current hints are
-/// `previous` and outstanding asks `asks`. Nothing is stored here: on success the caller
-/// stores the returned hints; on error the caller keeps what it had.
-pub fn apply(app: AppKey, json: &str, previous: Option<&AppHints>, asks: &AskTable) -> Result<(AppHints, HintsReply)> {
+/// Parses, validates and applies a hints document for app `app` to its hints `hints` (none
+/// yet, or the current ones), given its outstanding asks `asks`. On any error `hints` is left
+/// as it was. A progress-only document updates the stored DAG in place, unless a policy
+/// still holds it: Tez sends one with every task end, so copying the DAG each time would
+/// dominate the cost of progress.
+pub fn apply(app: AppKey, json: &str, hints: &mut Option<Arc<AppHints>>, asks: &AskTable) -> Result<HintsReply> {
     if json.len() > MAX_HINTS_BYTES {
         return Err(bad(app, "(document)", format!("{} bytes exceed the limit of {MAX_HINTS_BYTES}", json.len())));
     }
@@ -217,51 +221,102 @@ pub fn apply(app: AppKey, json: &str, previous: Option<&AppHints>, asks: &AskTab
             format!("{} is not supported (this scheduler reads {HINTS_VERSION})", doc.version),
         ));
     }
-    let (mut dag, dag_revision, new_dag, index) = match doc.stages {
+    // Revisions count per app: policies compare them to notice changed hints.
+    let revision = hints.as_ref().map_or(1, |p| p.revision + 1);
+    let stored = match doc.stages {
         Some(stages) => {
-            let (dag, index) = build_dag(app, stages)?;
-            (dag, None, true, index)
+            let (mut dag, index) = build_dag(app, stages)?;
+            let progress = doc.progress.unwrap_or_default();
+            let mut progress = read_progress(app, &progress, |id| index.get(id).copied())?;
+            set_progress(app, &mut dag, &mut progress)?;
+            let by_priority = priority_map(&dag);
+            check_priorities(app, &by_priority, asks)?;
+            hints.insert(Arc::new(AppHints { revision, dag_revision: revision, dag, by_priority }))
         }
         None => {
-            let Some(prev) = previous else {
+            let Some(current) = hints.as_mut() else {
                 return Err(bad(app, "stages", "missing, and the application has no DAG to apply progress to"));
             };
-            if doc.progress.is_none() {
+            let Some(progress) = doc.progress else {
                 return Err(bad(app, "(document)", "has neither stages nor progress"));
-            }
-            let index = prev.dag.stages().iter().enumerate().map(|(i, s)| (s.id.clone(), i)).collect();
-            (prev.dag.clone(), Some(prev.dag_revision), false, index)
+            };
+            let mut progress = read_progress(app, &progress, stage_index(&current.dag))?;
+            let h = Arc::make_mut(current);
+            set_progress(app, &mut h.dag, &mut progress)?;
+            h.revision = revision;
+            current
         }
     };
-    for (i, p) in doc.progress.unwrap_or_default().into_iter().enumerate() {
-        let field = format!("progress[{i}]");
-        let &s = index
-            .get(&p.stage)
-            .ok_or_else(|| bad(app, &format!("{field}.stage"), format!("unknown stage '{}'", p.stage)))?;
-        let finished = count(app, &format!("{field}.finished"), p.finished)?;
-        let running = count(app, &format!("{field}.running"), p.running)?;
-        let elapsed = millis(app, &format!("{field}.running_elapsed_ms"), p.running_elapsed_ms, false)?;
-        dag.set_progress(s, finished, running, elapsed).map_err(|e| bad(app, &field, e.reason))?;
-    }
-    let by_priority = priority_map(&dag);
-    if new_dag {
-        check_priorities(app, &by_priority, asks)?;
-    }
-    let advisories = advisories(&dag, asks);
-    // Revisions count per app: policies compare them to notice changed hints.
-    let revision = previous.map_or(1, |p| p.revision + 1);
-    let hints = AppHints { revision, dag_revision: dag_revision.unwrap_or(revision), dag, by_priority };
-    let reply = HintsReply {
+    Ok(HintsReply {
         version: HINTS_VERSION,
         app,
         revision,
-        stages: hints.dag.len(),
-        pending_tasks: hints.dag.pending_tasks(),
-        advisories,
+        stages: stored.dag.len(),
+        pending_tasks: stored.dag.pending_tasks(),
+        advisories: advisories(&stored.dag, asks),
         stragglers: Vec::new(),
         partitions: Vec::new(),
+    })
+}
+
+/// Finds stages by id: a scan for the few stages of most jobs, a map borrowing the ids
+/// beyond that, so a document's cost stays linear in its size.
+fn stage_index(dag: &JobDag) -> impl Fn(&str) -> Option<StageIdx> + '_ {
+    const SCAN: usize = 32;
+    let stages = dag.stages();
+    let map: HashMap<&str, StageIdx> = if stages.len() > SCAN {
+        stages.iter().enumerate().map(|(i, s)| (s.id.as_str(), i)).collect()
+    } else {
+        HashMap::new()
     };
-    Ok((hints, reply))
+    move |id| if stages.len() > SCAN { map.get(id).copied() } else { stages.iter().position(|s| s.id == id) }
+}
+
+/// One progress entry, validated, and what its stage had before it was applied.
+struct Progress {
+    stage: StageIdx,
+    finished: u32,
+    running: u32,
+    elapsed_ms: u64,
+    before: (u32, u32, u64),
+}
+
+fn read_progress(
+    app: AppKey,
+    docs: &[ProgressDoc],
+    stage_of: impl Fn(&str) -> Option<StageIdx>,
+) -> Result<Vec<Progress>> {
+    let mut v = Vec::with_capacity(docs.len());
+    for (i, p) in docs.iter().enumerate() {
+        let field = |name: &str| format!("progress[{i}].{name}");
+        let stage =
+            stage_of(&p.stage).ok_or_else(|| bad(app, &field("stage"), format!("unknown stage '{}'", p.stage)))?;
+        v.push(Progress {
+            stage,
+            finished: count(app, || field("finished"), p.finished)?,
+            running: count(app, || field("running"), p.running)?,
+            elapsed_ms: millis(app, || field("running_elapsed_ms"), p.running_elapsed_ms, false)?,
+            before: (0, 0, 0),
+        });
+    }
+    Ok(v)
+}
+
+/// Sets every entry's progress on `dag`, or, when one is beyond its stage's tasks, none.
+fn set_progress(app: AppKey, dag: &mut JobDag, progress: &mut [Progress]) -> Result<()> {
+    for k in 0..progress.len() {
+        let p = &mut progress[k];
+        let s = dag.stage(p.stage);
+        p.before = (s.finished, s.running, s.running_elapsed_ms);
+        if let Err(e) = dag.set_progress(p.stage, p.finished, p.running, p.elapsed_ms) {
+            for q in progress[..k].iter().rev() {
+                let (finished, running, elapsed) = q.before;
+                dag.set_progress(q.stage, finished, running, elapsed).expect("the stage held these counts");
+            }
+            return Err(bad(app, &format!("progress[{k}]"), e.reason));
+        }
+    }
+    Ok(())
 }
 
 fn build_dag(app: AppKey, docs: Vec<StageDoc>) -> Result<(JobDag, HashMap<String, StageIdx>)> {
@@ -281,7 +336,7 @@ fn build_dag(app: AppKey, docs: Vec<StageDoc>) -> Result<(JobDag, HashMap<String
     let mut stages = Vec::with_capacity(docs.len());
     for (i, d) in docs.into_iter().enumerate() {
         let f = |name: &str| format!("stages[{i}].{name}");
-        let tasks = count(app, &f("tasks"), d.tasks)?;
+        let tasks = count(app, || f("tasks"), d.tasks)?;
         total += tasks as u64;
         if total > MAX_TASKS {
             return Err(bad(app, &f("tasks"), format!("the DAG exceeds the limit of {MAX_TASKS} tasks")));
@@ -295,7 +350,7 @@ fn build_dag(app: AppKey, docs: Vec<StageDoc>) -> Result<(JobDag, HashMap<String
             }
             demand.set(kind, *v);
         }
-        let duration_ms = millis(app, &f("duration_ms"), d.duration_ms, true)?;
+        let duration_ms = millis(app, || f("duration_ms"), d.duration_ms, true)?;
         let mut parents = Vec::with_capacity(d.parents.len());
         for (k, p) in d.parents.iter().enumerate() {
             let &pi =
@@ -407,7 +462,9 @@ mod tests {
 
     #[test]
     fn a_document_with_progress_round_trips() {
-        let (h, reply) = apply(7, DOC, None, &asks(&[5])).unwrap();
+        let mut stored = None;
+        let reply = apply(7, DOC, &mut stored, &asks(&[5])).unwrap();
+        let h = stored.clone().unwrap();
         assert_eq!(h.dag.len(), 2);
         assert_eq!(h.dag.stage(1).parents, vec![0]);
         assert_eq!(h.dag.stage(1).demand, Resources::new(2048, 1));
@@ -416,17 +473,30 @@ mod tests {
         assert_eq!((reply.app, reply.stages, reply.pending_tasks), (7, 2, 3));
         assert!(reply.to_json().contains("\"advisories\":[]"));
         // Progress alone updates the stored DAG and keeps the DAG revision.
-        let (h2, _) =
-            apply(7, r#"{"version":1,"progress":[{"stage":"m","finished":4,"running":0}]}"#, Some(&h), &asks(&[8]))
-                .unwrap();
+        apply(7, r#"{"version":1,"progress":[{"stage":"m","finished":4,"running":0}]}"#, &mut stored, &asks(&[8]))
+            .unwrap();
+        let h2 = stored.clone().unwrap();
         assert_eq!(h2.dag.stage(0).finished, 4);
+        assert_eq!(h.dag.stage(0).finished, 1, "the DAG a policy still holds is not changed");
         assert_eq!(h2.dag_revision, h.dag_revision);
         assert!(h2.revision > h.revision);
     }
 
     #[test]
+    fn a_rejected_progress_document_changes_nothing() {
+        let mut stored = None;
+        apply(7, DOC, &mut stored, &asks(&[5])).unwrap();
+        let before = (*stored.clone().unwrap()).clone();
+        let bad_second = r#"{"version":1,"progress":[{"stage":"m","finished":2,"running":0},
+            {"stage":"r","finished":2,"running":1}]}"#;
+        let err = apply(7, bad_second, &mut stored, &asks(&[5])).unwrap_err().to_string();
+        assert!(err.contains("progress[1]") && err.contains("exceed tasks 2"), "{err}");
+        assert_eq!(*stored.unwrap(), before, "the first entry was undone and the revision kept");
+    }
+
+    #[test]
     fn errors_name_the_field() {
-        let e = |json: &str| apply(7, json, None, &asks(&[5])).unwrap_err().to_string();
+        let e = |json: &str| apply(7, json, &mut None, &asks(&[5])).unwrap_err().to_string();
         assert!(e("{").contains("malformed JSON"));
         assert!(e(r#"{"version":2,"stages":[]}"#).contains("field version"));
         assert!(e(&DOC.replace("\"parents\":[\"m\"]", "\"parents\":[\"x\"]"))
@@ -446,16 +516,16 @@ mod tests {
         let big = format!("{{\"version\":1,\"stages\":[],\"pad\":\"{}\"}}", "x".repeat(MAX_HINTS_BYTES));
         assert!(e(&big).contains("exceed the limit"));
         // Priorities that match none of the outstanding requests.
-        let err = apply(7, DOC, None, &asks(&[3])).unwrap_err().to_string();
+        let err = apply(7, DOC, &mut None, &asks(&[3])).unwrap_err().to_string();
         assert!(err.contains("priorities") && err.contains("[3]"), "{err}");
         // No outstanding requests yet: accepted.
-        assert!(apply(7, DOC, None, &AskTable::default()).is_ok());
+        assert!(apply(7, DOC, &mut None, &AskTable::default()).is_ok());
     }
 
     #[test]
     fn a_refused_field_is_carried_as_data() {
         let doc = DOC.replace("\"duration_ms\":2000", "\"duration_ms\":-5");
-        match apply(7, &doc, None, &asks(&[5])).unwrap_err() {
+        match apply(7, &doc, &mut None, &asks(&[5])).unwrap_err() {
             CoreError::InvalidHints { app, field, reason } => {
                 assert_eq!((app, field.as_str()), (7, "stages[1].duration_ms"));
                 assert!(reason.contains("-5"), "{reason}");
@@ -467,7 +537,7 @@ mod tests {
     #[test]
     fn runnable_stages_without_requests_are_advised() {
         let doc = DOC.replace("\"finished\":1,\"running\":2", "\"finished\":4,\"running\":0");
-        let (_, reply) = apply(7, &doc, None, &asks(&[5])).unwrap();
+        let reply = apply(7, &doc, &mut None, &asks(&[5])).unwrap();
         assert_eq!(reply.advisories.len(), 1);
         assert!(reply.advisories[0].contains("'r'"), "{:?}", reply.advisories);
     }

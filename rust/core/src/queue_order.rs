@@ -9,35 +9,47 @@
 //! queues coming and going) drops the kept order ([`QueueOrder::forget`]). Marked queues are
 //! re-keyed before the next offer, so the order offered is the one a rebuild would give.
 //!
-//! The heap keeps stale entries rather than searching for them: each queue's entry in force is
-//! recorded in `live`, and a popped entry that is not the one in force is dropped.
+//! The order is an indexed binary min-heap: it holds each queue with demand once, and each
+//! queue knows its place in it, so a queue whose key changed moves up or down from where it is
+//! and one without demand left is taken out where it is, each in O(log Q). A heap node carries
+//! its queue's tier and top-level order packed into one integer with, in a flat file, the last
+//! allocation id, so most comparisons are one integer comparison; the levels below the top
+//! (a tree's) are looked up only on ties.
 
-use crate::ids::{AllocationId, QueueIdx};
+use crate::ids::{AllocationId, QueueIdx, MAX_ALLOCATION_ID};
 use crate::policy::{PathKey, Policy};
 use crate::state::ClusterState;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::cmp::Ordering;
 
-/// A queue's place in the order: among equal keys the queue served least recently goes first,
-/// so ties rotate instead of always favouring the same queue (which could starve another queue
-/// that keeps tying with it); the index makes the order total.
-pub(crate) type Entry = (PathKey, AllocationId, QueueIdx);
+/// [`QueueOrder::place`] of a queue that is not in the heap.
+const ABSENT: usize = usize::MAX;
+
+/// A queue in the heap, with its key packed for comparing: [`PathKey::head`] in the top 72
+/// bits, then, in a flat file, the last allocation id (below 2^40) in the next 40.
+#[derive(Copy, Clone, Debug)]
+struct Node {
+    rank: u128,
+    queue: QueueIdx,
+}
 
 #[derive(Debug, Default)]
 pub(crate) struct QueueOrder {
-    heap: BinaryHeap<Reverse<Entry>>,
-    /// Per queue, its entry in force in `heap`: `None` when it has no demand, or while a
-    /// heartbeat has taken it out.
+    /// The queues with demand, each once, the least on top. While a heartbeat offers the node,
+    /// queues it passed are out of it until `finish`.
+    heap: Vec<Node>,
+    /// Per queue, its index in `heap`, or [`ABSENT`].
+    place: Vec<usize>,
+    /// Per queue, its key in force: `None` when it has no demand, or while a heartbeat has
+    /// taken it out.
     live: Vec<Option<(PathKey, AllocationId)>>,
+    /// Whether keys below the top level may differ (a tree of queues): ranks then leave the
+    /// last allocation id out, and ties of ranks compare the lower levels first.
+    deep: bool,
     /// Queues whose key inputs changed since they were keyed, each once.
     touched: Vec<QueueIdx>,
     marked: Vec<bool>,
     /// Queues this heartbeat took out without serving; they go back at its end.
     passed: Vec<QueueIdx>,
-    /// Entries of `heap` in force (the rest are stale).
-    in_force: usize,
-    /// Spare buffer for re-keying without allocating.
-    spare: Vec<QueueIdx>,
     /// Whether `heap` and `live` may be kept; when not, the next heartbeat rebuilds them.
     kept: bool,
 }
@@ -76,88 +88,167 @@ impl QueueOrder {
         debug_assert!(self.passed.is_empty());
         if keep && self.kept && self.live.len() == state.queues.len() {
             self.rekey_touched(state, policy);
-            // Stale entries pile up as queues are re-keyed (those of raised keys are never
-            // popped): drop them once they outnumber the entries in force, which keeps the heap
-            // within twice the queues with demand at an amortised O(1) per re-key.
-            if self.heap.len() > 2 * self.in_force + 2 {
-                self.rebuild_from_live();
-            }
             #[cfg(debug_assertions)]
-            for qi in 0..state.queues.len() {
-                debug_assert_eq!(self.live[qi], key_of(state, policy, qi), "kept key of queue {qi} is stale");
-            }
+            self.check(state, policy);
             return;
         }
+        let n = state.queues.len();
+        self.deep = state.hierarchical();
         self.live.clear();
-        self.live.extend((0..state.queues.len()).map(|qi| key_of(state, policy, qi)));
+        self.live.extend((0..n).map(|qi| key_of(state, policy, qi)));
+        self.place.clear();
+        self.place.resize(n, ABSENT);
+        self.heap.clear();
+        for qi in 0..n {
+            if let Some((key, served)) = self.live[qi] {
+                self.place[qi] = self.heap.len();
+                self.heap.push(Node { rank: self.rank(&key, served), queue: qi });
+            }
+        }
+        for i in (0..self.heap.len() / 2).rev() {
+            self.sift_down(i);
+        }
         self.marked.clear();
-        self.marked.resize(state.queues.len(), false);
+        self.marked.resize(n, false);
         self.touched.clear();
-        self.rebuild_from_live();
         self.kept = keep;
     }
 
-    fn rebuild_from_live(&mut self) {
-        let mut entries = std::mem::take(&mut self.heap).into_vec();
-        entries.clear();
-        entries.extend(self.live.iter().enumerate().filter_map(|(qi, e)| e.map(|(k, s)| Reverse((k, s, qi)))));
-        self.in_force = entries.len();
-        self.heap = BinaryHeap::from(entries);
+    /// Checks that the kept order is the one a rebuild would give.
+    #[cfg(debug_assertions)]
+    fn check(&self, state: &ClusterState, policy: &dyn Policy) {
+        for qi in 0..state.queues.len() {
+            debug_assert_eq!(self.live[qi], key_of(state, policy, qi), "kept key of queue {qi} is stale");
+            debug_assert_eq!(self.live[qi].is_some(), self.place[qi] != ABSENT, "queue {qi} in the heap or not");
+        }
+        for (i, n) in self.heap.iter().enumerate() {
+            debug_assert_eq!(self.place[n.queue], i, "place of queue {}", n.queue);
+            debug_assert!(i == 0 || !self.less(n, &self.heap[(i - 1) / 2]), "heap order at {i}");
+        }
+    }
+
+    fn rank(&self, key: &PathKey, served: AllocationId) -> u128 {
+        debug_assert!(served < MAX_ALLOCATION_ID);
+        let served = if self.deep { 0 } else { u128::from(served) << 16 };
+        (key.head() << 56) | served
+    }
+
+    /// Whether `a` comes before `b`: (key, last allocation id, index) order.
+    #[inline]
+    fn less(&self, a: &Node, b: &Node) -> bool {
+        if a.rank != b.rank {
+            return a.rank < b.rank;
+        }
+        if self.deep {
+            let ((ka, sa), (kb, sb)) = (self.live[a.queue].expect("queued"), self.live[b.queue].expect("queued"));
+            match ka.cmp_below_top(&kb).then(sa.cmp(&sb)) {
+                Ordering::Less => return true,
+                Ordering::Greater => return false,
+                Ordering::Equal => {}
+            }
+        }
+        a.queue < b.queue
+    }
+
+    /// Moves the node at `i` up to its place; returns where it ends.
+    fn sift_up(&mut self, mut i: usize) -> usize {
+        let node = self.heap[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !self.less(&node, &self.heap[parent]) {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            self.place[self.heap[i].queue] = i;
+            i = parent;
+        }
+        self.heap[i] = node;
+        self.place[node.queue] = i;
+        i
+    }
+
+    /// Moves the node at `i` down to its place.
+    fn sift_down(&mut self, mut i: usize) {
+        let node = self.heap[i];
+        let n = self.heap.len();
+        loop {
+            let mut child = 2 * i + 1;
+            if child >= n {
+                break;
+            }
+            if child + 1 < n && self.less(&self.heap[child + 1], &self.heap[child]) {
+                child += 1;
+            }
+            if !self.less(&self.heap[child], &node) {
+                break;
+            }
+            self.heap[i] = self.heap[child];
+            self.place[self.heap[i].queue] = i;
+            i = child;
+        }
+        self.heap[i] = node;
+        self.place[node.queue] = i;
+    }
+
+    /// Sets queue `qi`'s key in force to `now` and moves it to its place: in, out, up or down.
+    fn set(&mut self, qi: QueueIdx, now: Option<(PathKey, AllocationId)>) {
+        self.live[qi] = now;
+        let at = self.place[qi];
+        match now {
+            Some((key, served)) => {
+                let node = Node { rank: self.rank(&key, served), queue: qi };
+                let at = if at == ABSENT {
+                    self.heap.push(node);
+                    self.heap.len() - 1
+                } else {
+                    self.heap[at] = node;
+                    at
+                };
+                if self.sift_up(at) == at {
+                    self.sift_down(at);
+                }
+            }
+            None if at != ABSENT => {
+                self.place[qi] = ABSENT;
+                let last = self.heap.pop().expect("the queue is in the heap");
+                if at < self.heap.len() {
+                    self.heap[at] = last;
+                    if self.sift_up(at) == at {
+                        self.sift_down(at);
+                    }
+                }
+            }
+            None => {}
+        }
     }
 
     fn rekey_touched(&mut self, state: &ClusterState, policy: &dyn Policy) {
-        let mut touched = std::mem::replace(&mut self.touched, std::mem::take(&mut self.spare));
+        // Taken out while re-keying, which touches nothing, and put back to keep its buffer.
+        let mut touched = std::mem::take(&mut self.touched);
         for &qi in &touched {
             if !std::mem::take(&mut self.marked[qi]) {
                 continue; // re-keyed since it was touched
             }
             let now = key_of(state, policy, qi);
             if now != self.live[qi] {
-                if let Some((k, s)) = now {
-                    self.in_force += usize::from(self.live[qi].is_none());
-                    self.live[qi] = Some((k, s));
-                    self.heap.push(Reverse((k, s, qi)));
-                } else {
-                    self.in_force -= usize::from(self.live[qi].is_some());
-                    self.live[qi] = None;
-                }
+                self.set(qi, now);
             }
         }
         touched.clear();
-        self.spare = touched;
+        self.touched = touched;
     }
 
-    /// The first queue in order, left in place; stale entries on top are dropped.
-    pub fn first(&mut self) -> Option<Entry> {
-        while let Some(&Reverse(e @ (key, served, qi))) = self.heap.peek() {
-            if self.live[qi] == Some((key, served)) {
-                return Some(e);
-            }
-            self.heap.pop();
-        }
-        None
-    }
-
-    /// Replaces the entry [`QueueOrder::first`] returned with `now` (its queue's key now), or
-    /// takes it out when `now` is `None`: one sift down rather than a pop and a push.
-    fn replace_first(&mut self, qi: QueueIdx, now: Option<(PathKey, AllocationId)>) {
-        match now {
-            Some((k, s)) => {
-                let mut top = self.heap.peek_mut().expect("first() returned this entry");
-                debug_assert_eq!(top.0 .2, qi);
-                *top = Reverse((k, s, qi));
-            }
-            None => {
-                self.heap.pop();
-                self.in_force -= 1;
-            }
-        }
-        self.live[qi] = now;
+    /// The first queue in order and its key, left in place.
+    #[inline]
+    pub fn first(&self) -> Option<(QueueIdx, PathKey)> {
+        let top = self.heap.first()?;
+        Some((top.queue, self.live[top.queue].expect("a queued queue has a key").0))
     }
 
     /// The first queue, found with a stale key, goes back under `key`, its key now.
-    pub fn rekey_first(&mut self, key: PathKey, served: AllocationId, qi: QueueIdx) {
-        self.replace_first(qi, Some((key, served)));
+    pub fn rekey_first(&mut self, key: PathKey, qi: QueueIdx) {
+        let (_, served) = self.live[qi].expect("the first queue has a key");
+        self.set(qi, Some((key, served)));
     }
 
     /// The first queue, just served, goes back under its new key if it has demand left.
@@ -165,12 +256,12 @@ impl QueueOrder {
         if let Some(m) = self.marked.get_mut(qi) {
             *m = false;
         }
-        self.replace_first(qi, key_of(state, policy, qi));
+        self.set(qi, key_of(state, policy, qi));
     }
 
     /// The first queue had nothing for the node: it sits out the rest of the heartbeat.
     pub fn pass_first(&mut self, qi: QueueIdx) {
-        self.replace_first(qi, None);
+        self.set(qi, None);
         self.passed.push(qi);
     }
 

@@ -987,9 +987,8 @@ impl Scheduler {
     /// or none, and is scheduled as before.
     pub fn set_hints(&mut self, key: AppKey, json: &str) -> Result<HintsReply> {
         let idx = *self.state.app_index.get(&key).ok_or(CoreError::UnknownApp(key))?;
-        let app = self.state.app(idx);
-        let (hints, reply) = crate::hints::apply(key, json, app.hints.as_deref(), &app.asks)?;
-        self.state.app_mut(idx).hints = Some(std::sync::Arc::new(hints));
+        let app = self.state.app_mut(idx);
+        let reply = crate::hints::apply(key, json, &mut app.hints, &app.asks)?;
         if self.state.app(idx).runnable {
             self.tell_app_policy(idx, |p, s, i| p.on_app_updated(s, i));
         }
@@ -1418,11 +1417,11 @@ impl Scheduler {
         let mut fair: Option<FairShares> = None;
         let mut made = 0;
         while made < limit {
-            let Some((key, served, qi)) = self.order.first() else { break };
+            let Some((qi, key)) = self.order.first() else { break };
             if hierarchical {
                 let current = PathKey::of(&self.state, qi, self.policy.queue_key(&self.state, qi));
                 if current != key {
-                    self.order.rekey_first(current, served, qi);
+                    self.order.rekey_first(current, qi);
                     continue;
                 }
             }

@@ -4,6 +4,7 @@
 //! schema, so the plugin, the schema and the core cannot drift apart unnoticed.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tidal_core::hints::{apply, AppHints};
 use tidal_core::request::AskTable;
 
@@ -24,9 +25,11 @@ fn read(path: &Path) -> String {
 }
 
 /// The DAG a progress-only document updates: the map-reduce fixture's.
-fn stored_dag() -> AppHints {
+fn stored_dag() -> Arc<AppHints> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/fixtures/valid/map-reduce.json");
-    apply(1, &read(&path), None, &AskTable::default()).expect("the map-reduce fixture parses").0
+    let mut stored = None;
+    apply(1, &read(&path), &mut stored, &AskTable::default()).expect("the map-reduce fixture parses");
+    stored.expect("stored hints")
 }
 
 #[test]
@@ -35,8 +38,8 @@ fn the_core_accepts_every_valid_fixture() {
     for path in fixtures("valid") {
         let json = read(&path);
         let progress_only = !serde_json::from_str::<serde_json::Value>(&json).expect("JSON")["stages"].is_array();
-        let previous = progress_only.then_some(&stored);
-        if let Err(e) = apply(1, &json, previous, &AskTable::default()) {
+        let mut previous = progress_only.then(|| stored.clone());
+        if let Err(e) = apply(1, &json, &mut previous, &AskTable::default()) {
             panic!("{} is valid but the core refused it: {e}", path.display());
         }
     }
@@ -47,7 +50,7 @@ fn the_core_refuses_every_invalid_fixture() {
     let stored = stored_dag();
     for path in fixtures("invalid") {
         // With a stored DAG, a progress-only document fails for its own fault, not for lack of one.
-        if apply(1, &read(&path), Some(&stored), &AskTable::default()).is_ok() {
+        if apply(1, &read(&path), &mut Some(stored.clone()), &AskTable::default()).is_ok() {
             panic!("{} is invalid but the core accepted it", path.display());
         }
     }

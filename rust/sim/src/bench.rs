@@ -1,11 +1,14 @@
 //! Scale benchmarks on synthetic generator workloads: wall time and peak memory.
 
+use crate::bench_docs::SimRow;
 use crate::experiments::carbyne_machine;
 use crate::gen::{DemandModel, Family};
 use crate::metrics::summarize;
 use crate::runner::{prepare, run_prepared};
 use crate::spec::*;
-use anyhow::Result;
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use std::path::Path;
 use std::time::Instant;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -80,28 +83,44 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-pub fn run(case: BenchCase, policy: &str, progress: bool) -> Result<String> {
+/// CPU time this process has used, user and system, in seconds (Linux's `/proc/self/stat`,
+/// in clock ticks of 1/100 s), where the OS reports it.
+pub fn cpu_s() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let mut f = s.get(s.rfind(')')? + 2..)?.split_whitespace();
+    let utime: f64 = f.nth(11)?.parse().ok()?;
+    let stime: f64 = f.next()?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// Runs `cases` (`all` stands for every case but the huge ones) and reports each; with `csv`,
+/// also writes one [`SimRow`] per case there.
+pub fn run(cases: &[BenchCase], policy: &str, progress: bool, csv: Option<&Path>) -> Result<String> {
     let all = [BenchCase::Facebook, BenchCase::FacebookSaturated, BenchCase::Large, BenchCase::LargeSaturated];
-    let cases: Vec<BenchCase> = match case {
-        BenchCase::All => all.to_vec(),
-        c => vec![c],
-    };
+    let cases: Vec<BenchCase> =
+        cases.iter().flat_map(|&c| if c == BenchCase::All { all.to_vec() } else { vec![c] }).collect();
     let mut out = String::new();
+    let mut rows = Vec::new();
     for c in cases {
         let spec = spec(c, policy);
         let t = Instant::now();
+        let cpu_before = cpu_s().unwrap_or(f64::NAN);
         let p = prepare(&spec, progress)?;
         let build_s = t.elapsed().as_secs_f64();
         let tasks: usize = p.jobs.iter().map(|j| j.stages.iter().map(|s| s.tasks()).sum::<usize>()).sum();
         let run = run_prepared(&p)?;
         let total = t.elapsed().as_secs_f64();
+        let cpu = cpu_s().unwrap_or(f64::NAN) - cpu_before;
         let sim_end = run.jobs.iter().map(|j| j.finish_ms).max().unwrap_or(0) as f64 / 1000.0;
         let util = summarize(&run, p.window_ms).utilization;
         let busy = |k: &str| util.get(k).map_or("?".into(), |u| format!("{:.0}%", u * 100.0));
+        let name = c.to_possible_value().map_or_else(|| format!("{c:?}"), |v| v.get_name().to_string());
+        let rss = peak_rss_mb();
         out.push_str(&format!(
             "{:<9} machines {:>6}  jobs {:>6}  tasks {:>8}  policy {}  simulated {:.0} s  busy: vcores {} memory {}\n          \
-             wall {:.2} s (workload {:.2} s, simulation {:.2} s)  events {}  heartbeat events {}  core heartbeats {}  containers {}  hint documents {}  peak RSS so far {} MB\n",
-            format!("{c:?}").to_lowercase(),
+             wall {:.2} s (workload {:.2} s, simulation {:.2} s)  CPU {:.2} s  events {}  heartbeat events {}  core heartbeats {}  containers {}  hint documents {}  peak RSS so far {} MB\n",
+            name,
             p.cluster.machines,
             p.jobs.len(),
             tasks,
@@ -112,13 +131,37 @@ pub fn run(case: BenchCase, policy: &str, progress: bool) -> Result<String> {
             total,
             build_s,
             run.stats.wall_s,
+            cpu,
             run.stats.events,
             run.stats.heartbeat_events,
             run.stats.core_heartbeats,
             run.stats.containers,
             run.stats.hint_documents,
-            peak_rss_mb().map(|m| format!("{m:.0}")).unwrap_or("?".into()),
+            rss.map(|m| format!("{m:.0}")).unwrap_or("?".into()),
         ));
+        rows.push(SimRow {
+            case: name,
+            machines: p.cluster.machines as u64,
+            jobs: p.jobs.len() as u64,
+            tasks: tasks as u64,
+            events: run.stats.events,
+            core_heartbeats: run.stats.core_heartbeats,
+            containers: run.stats.containers,
+            busy_vcores_pct: util.get("vcores").map_or(f64::NAN, |u| u * 100.0),
+            cpu_s: cpu,
+            wall_s: total,
+            peak_rss_mb: rss.unwrap_or(f64::NAN),
+        });
+    }
+    if let Some(path) = csv {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let mut w = csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+        for r in rows {
+            w.serialize(r)?;
+        }
+        w.flush()?;
     }
     Ok(out)
 }

@@ -1,28 +1,17 @@
 //! The fidelity page's tables, rendered from the `paper.csv` and `checks.csv` files an
 //! `experiment all` run writes, so the page cannot drift from the committed results.
 //!
-//! The page marks each generated table with a pair of comments:
-//!
-//! ```text
-//! <!-- generated: NAME -->
-//! ...the table...
-//! <!-- end generated -->
-//! ```
-//!
-//! [`rewrite`] replaces what lies between them with what [`render`] gives for `NAME`;
-//! [`check`] names every block whose text differs. Tables are keyed on the experiments'
-//! metric names: a metric a table needs that a `paper.csv` lacks is an error naming it, never
-//! an empty cell.
+//! The page's generated blocks are marked as [`crate::marked_blocks`] describes; [`rewrite`]
+//! fills each with what [`render`] gives for its name and [`check`] names every block whose
+//! text differs. Tables are keyed on the experiments' metric names: a metric a table needs
+//! that a `paper.csv` lacks is an error naming it, never an empty cell.
 
+use crate::marked_blocks;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-
-const BEGIN: &str = "<!-- generated: ";
-const BEGIN_END: &str = " -->";
-const END: &str = "<!-- end generated -->";
 
 /// One row of an experiment's `paper.csv`.
 #[derive(Clone, Debug, Deserialize)]
@@ -67,7 +56,8 @@ pub struct Results {
     pub experiments: BTreeMap<String, Experiment>,
 }
 
-fn read_csv<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
+/// The records of a CSV file, an error naming the file and record when one does not parse.
+pub(crate) fn read_csv<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
     let mut r = csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
     r.deserialize()
         .enumerate()
@@ -321,90 +311,23 @@ pub fn render(name: &str, res: &Results) -> Result<String> {
     md.with_context(|| format!("generated block '{name}'"))
 }
 
-/// One marked block of a page: its name and the byte range of its body.
-struct Block<'a> {
-    name: &'a str,
-    body: std::ops::Range<usize>,
-}
-
-fn blocks(doc: &str) -> Result<Vec<Block<'_>>> {
-    let mut v = Vec::new();
-    let mut at = 0;
-    let line = |pos: usize| doc[..pos].lines().count() + 1;
-    loop {
-        let next = doc[at..].find(BEGIN).map_or(doc.len(), |i| at + i);
-        if let Some(stray) = doc[at..next].find(END) {
-            bail!("line {}: '{END}' without a block", line(at + stray));
-        }
-        if next == doc.len() {
-            break;
-        }
-        let start = next;
-        let name_start = start + BEGIN.len();
-        let close = doc[name_start..]
-            .find(BEGIN_END)
-            .with_context(|| format!("line {}: unterminated '{BEGIN}' marker", line(start)))?;
-        let name = doc[name_start..name_start + close].trim();
-        let body_start = name_start + close + BEGIN_END.len();
-        let body_start = body_start + usize::from(doc[body_start..].starts_with('\n'));
-        let end = doc[body_start..]
-            .find(END)
-            .with_context(|| format!("line {}: block '{name}' has no '{END}'", line(start)))?;
-        if let Some(nested) = doc[body_start..body_start + end].find(BEGIN) {
-            bail!("line {}: block '{name}' is not closed before the next block", line(body_start + nested));
-        }
-        v.push(Block { name, body: body_start..body_start + end });
-        at = body_start + end + END.len();
-    }
-    Ok(v)
-}
-
 /// `doc` with every marked block's body replaced by the table the results give.
 pub fn rewrite(doc: &str, res: &Results) -> Result<String> {
-    let mut out = String::with_capacity(doc.len());
-    let mut at = 0;
-    for b in blocks(doc)? {
-        out.push_str(&doc[at..b.body.start]);
-        out.push_str(&render(b.name, res)?);
-        at = b.body.end;
-    }
-    out.push_str(&doc[at..]);
-    Ok(out)
+    marked_blocks::rewrite(doc, |name| render(name, res))
 }
 
 /// The names of the blocks whose body differs from what the results give (empty: the page
 /// agrees with the results). A page without blocks is an error.
 pub fn check(doc: &str, res: &Results) -> Result<Vec<String>> {
-    let found = blocks(doc)?;
-    if found.is_empty() {
-        bail!("no '{BEGIN}NAME{BEGIN_END}' blocks");
-    }
-    let mut stale = Vec::new();
-    for b in found {
-        if doc[b.body.clone()] != render(b.name, res)? {
-            stale.push(b.name.to_string());
-        }
-    }
-    Ok(stale)
+    marked_blocks::stale(doc, |name| render(name, res))
 }
 
 /// [`check`] on files: an error naming every stale block and the command that regenerates
 /// them.
 pub fn check_files(results: &Path, docs: &Path) -> Result<()> {
     let res = Results::load(results)?;
-    let doc = std::fs::read_to_string(docs).with_context(|| format!("cannot read {}", docs.display()))?;
-    let stale = check(&doc, &res).with_context(|| docs.display().to_string())?;
-    if !stale.is_empty() {
-        bail!(
-            "{}: generated block(s) differ from {}: {}; regenerate with `tidal-sim fidelity-docs --results {} --docs {}`",
-            docs.display(),
-            results.display(),
-            stale.join(", "),
-            results.display(),
-            docs.display()
-        );
-    }
-    Ok(())
+    let regenerate = format!("tidal-sim fidelity-docs --results {} --docs {}", results.display(), docs.display());
+    marked_blocks::check_file(docs, results, &regenerate, |name| render(name, &res))
 }
 
 /// The files of an `experiment all` run kept as its committed results: per experiment these,
@@ -443,13 +366,7 @@ pub fn import_run(run: &Path, results: &Path) -> Result<Vec<String>> {
 /// [`rewrite`] on files; returns the names of the blocks that changed.
 pub fn rewrite_files(results: &Path, docs: &Path) -> Result<Vec<String>> {
     let res = Results::load(results)?;
-    let doc = std::fs::read_to_string(docs).with_context(|| format!("cannot read {}", docs.display()))?;
-    let stale = check(&doc, &res).with_context(|| docs.display().to_string())?;
-    let new = rewrite(&doc, &res)?;
-    if new != doc {
-        std::fs::write(docs, new).with_context(|| format!("cannot write {}", docs.display()))?;
-    }
-    Ok(stale)
+    marked_blocks::rewrite_file(docs, |name| render(name, &res))
 }
 
 #[cfg(test)]
@@ -538,16 +455,8 @@ mod tests {
     }
 
     #[test]
-    fn bad_markers_are_errors() {
+    fn an_unknown_block_is_an_error() {
         let res = results();
         assert!(format!("{:#}", render("nope", &res).unwrap_err()).contains("unknown generated block 'nope'"));
-        let err = rewrite("<!-- generated: misses -->\nno end\n", &res).unwrap_err().to_string();
-        assert!(err.contains("block 'misses' has no '<!-- end generated -->'"), "{err}");
-        let err = check("<!-- generated: misses -->\n<!-- end generated -->\n<!-- end generated -->\n", &res)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("line 3: '<!-- end generated -->' without a block"), "{err}");
-        let err = check("no blocks\n", &res).unwrap_err().to_string();
-        assert!(err.contains("no '<!-- generated: NAME -->' blocks"), "{err}");
     }
 }

@@ -4,6 +4,7 @@
 //! `tidal_core::Scheduler` the ResourceManager runs for every placement.
 
 pub mod bench;
+pub mod bench_docs;
 pub mod dashboard;
 pub mod experiments;
 pub mod export;
@@ -11,6 +12,7 @@ pub mod fidelity;
 pub mod fidelity_docs;
 pub mod gen;
 pub mod hints;
+pub mod marked_blocks;
 pub mod metrics;
 pub mod model;
 pub mod policies;

@@ -8,7 +8,7 @@ use tidal_sim::bench::{self, BenchCase};
 use tidal_sim::experiments::{self, Scale};
 use tidal_sim::gen::DemandModel;
 use tidal_sim::metrics::{improvement, JctStats};
-use tidal_sim::{dashboard, export, fidelity_docs, policies, report, runner, spec::Spec, sweep, vs_real};
+use tidal_sim::{bench_docs, dashboard, export, fidelity_docs, policies, report, runner, spec::Spec, sweep, vs_real};
 
 /// Trace-driven simulator of a YARN cluster running Tidal's scheduling core.
 #[derive(Parser)]
@@ -128,10 +128,34 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
+    /// Rewrite the generated benchmark tables (the README's, and docs/benchmarks.md's) from a
+    /// `make bench` run's CSV files. With `--check`, change nothing and exit with status 1
+    /// naming every block that differs from what the files give.
+    BenchDocs {
+        /// First collect criterion's medians (from this directory of its estimates) into the
+        /// run's core.csv.
+        #[arg(long)]
+        criterion: Option<PathBuf>,
+        /// First copy this `make bench` output directory's CSVs into the results directory.
+        #[arg(long, conflicts_with = "check")]
+        from: Option<PathBuf>,
+        /// The committed results: one CSV per benchmark family.
+        #[arg(long, default_value = "docs/results/bench")]
+        results: PathBuf,
+        /// The pages whose blocks to rewrite.
+        #[arg(long, default_values = ["README.md", "docs/benchmarks.md"])]
+        docs: Vec<PathBuf>,
+        #[arg(long)]
+        check: bool,
+    },
     /// Scale benchmarks on synthetic workloads: wall time and peak memory.
     Bench {
+        /// The cases to run, in turn (`all`: every case but the huge ones).
         #[arg(value_enum, default_value = "all")]
-        case: BenchCase,
+        cases: Vec<BenchCase>,
+        /// Also write one row per case (counts, CPU time, wall time, peak memory) to this CSV.
+        #[arg(long)]
+        csv: Option<PathBuf>,
         #[arg(long, default_value = "drf")]
         policy: String,
     },
@@ -336,9 +360,36 @@ fn main_inner(cli: Cli) -> Result<()> {
                 }
             }
         }
-        Cmd::Bench { case, policy } => {
+        Cmd::BenchDocs { criterion, from, results, docs, check } => {
+            if let Some(dir) = criterion {
+                let out = from.as_deref().unwrap_or(&results);
+                bench_docs::import_criterion(&dir, out)?;
+                eprintln!("criterion's medians in {}", out.join("core.csv").display());
+            }
+            if let Some(run) = from {
+                bench_docs::import_run(&run, &results)?;
+                eprintln!("the run's results in {}", results.display());
+            }
+            for page in &docs {
+                if check {
+                    bench_docs::check_files(&results, page)?;
+                    eprintln!("{}: every generated block agrees with {}", page.display(), results.display());
+                } else {
+                    let changed = bench_docs::rewrite_files(&results, page)?;
+                    eprintln!(
+                        "{}: rewrote {}",
+                        page.display(),
+                        if changed.is_empty() { "nothing".into() } else { changed.join(", ") }
+                    );
+                }
+            }
+            if !check {
+                say!("{}", bench_docs::render("benchmarks", &bench_docs::BenchResults::load(&results)?)?.trim_end());
+            }
+        }
+        Cmd::Bench { cases, csv, policy } => {
             policies::check_policy(&policy)?;
-            say!("{}", bench::run(case, &policy, progress)?.trim_end());
+            say!("{}", bench::run(&cases, &policy, progress, csv.as_deref())?.trim_end());
         }
     }
     Ok(())

@@ -154,12 +154,25 @@ impl Job {
     fn srtf_key(&self) -> (f64, u64) {
         (self.work, self.seq)
     }
+
+    /// Before this time the job takes nothing from the leftover for its fastest finish: its
+    /// fastest plan's next slot. A job without hints or a plan may take at any time.
+    #[inline]
+    fn fastest_from(&self) -> i64 {
+        match (&self.hints, &self.plan) {
+            (Some(_), Some(p)) => p.fastest_due_ms,
+            _ => i64::MIN,
+        }
+    }
 }
 
 #[derive(Default)]
 struct QueueJobs {
     /// Jobs by SRTF key (remaining work, then submission order).
     srtf: Vec<AppIdx>,
+    /// [`Job::fastest_from`] of the job at each place of `srtf`: the leftover pass for what
+    /// jobs need now skips most jobs by a scan of this alone.
+    fastest_from: Vec<i64>,
     /// Jobs that may have must-start asks now: greedy jobs and jobs whose next slot is due.
     must: Vec<AppIdx>,
     /// This heartbeat's must-start candidates by (remaining work, seq), built at the queue's
@@ -168,9 +181,6 @@ struct QueueJobs {
     /// either and leaves the heap.
     heap: BinaryHeap<Reverse<(u64, u64, AppIdx)>>,
     heap_heartbeat: u64,
-    /// Component-wise smallest ask of the queue's apps at this heartbeat's first offer: asks
-    /// only shrink within a heartbeat, so a node that cannot fit it can stop the search.
-    smallest_ask: Option<Resources>,
 }
 
 #[derive(Copy, Clone, PartialEq)]
@@ -188,6 +198,8 @@ pub struct Carbyne {
     seen: Option<Seen>,
     /// Apps whose hints or asks changed since the last heartbeat.
     updated: Vec<AppIdx>,
+    /// Hints that newer ones replaced: freed at the next update rather than in a heartbeat.
+    retired: Vec<Arc<AppHints>>,
     replan: VecDeque<AppIdx>,
     /// (next due time, slot, app seq) of altruistic jobs not in their queue's must list.
     due: BinaryHeap<Reverse<(i64, AppIdx, u64)>>,
@@ -272,6 +284,7 @@ impl Carbyne {
             queues: Vec::new(),
             seen: None,
             updated: Vec::new(),
+            retired: Vec::new(),
             replan: VecDeque::new(),
             due: BinaryHeap::new(),
             now: 0,
@@ -331,7 +344,8 @@ impl Carbyne {
                     _ => (true, true),
                 };
                 if changed {
-                    j.hints = a.hints.clone();
+                    let old = std::mem::replace(&mut j.hints, a.hints.clone());
+                    self.retired.extend(old);
                     if j.hints.is_none() {
                         j.plan = None;
                         j.work = f64::INFINITY;
@@ -340,6 +354,7 @@ impl Carbyne {
                         j.queued_for_plan = true;
                         self.replan.push_back(idx);
                     }
+                    self.refresh_fastest_from(idx);
                 }
                 new_dag
             }
@@ -379,6 +394,8 @@ impl Carbyne {
                 let (ja, jb) = (jobs[a].as_ref().unwrap(), jobs[b].as_ref().unwrap());
                 ja.srtf_key().0.total_cmp(&jb.srtf_key().0).then(ja.seq.cmp(&jb.seq))
             });
+            qj.fastest_from.clear();
+            qj.fastest_from.extend(qj.srtf.iter().map(|&s| jobs[s].as_ref().unwrap().fastest_from()));
             qj.must.clear();
         }
         for qi in 0..self.queues.len() {
@@ -468,7 +485,7 @@ impl Carbyne {
         }
     }
 
-    /// Restores the SRTF order around `idx` after its work changed.
+    /// Restores the SRTF order around `idx` after its work or plan changed.
     fn reposition(&mut self, qi: QueueIdx, idx: AppIdx) {
         let Some(qj) = self.queues.get_mut(qi) else { return };
         let jobs = &mut self.jobs;
@@ -481,15 +498,28 @@ impl Carbyne {
         let less = |a: (f64, u64), b: (f64, u64)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).is_lt();
         while pos > 0 && less(key, jobs[qj.srtf[pos - 1]].as_ref().unwrap().srtf_key()) {
             qj.srtf.swap(pos, pos - 1);
+            qj.fastest_from.swap(pos, pos - 1);
             jobs[qj.srtf[pos]].as_mut().unwrap().srtf_pos = pos;
             pos -= 1;
         }
         while pos + 1 < qj.srtf.len() && less(jobs[qj.srtf[pos + 1]].as_ref().unwrap().srtf_key(), key) {
             qj.srtf.swap(pos, pos + 1);
+            qj.fastest_from.swap(pos, pos + 1);
             jobs[qj.srtf[pos]].as_mut().unwrap().srtf_pos = pos;
             pos += 1;
         }
-        jobs[idx].as_mut().unwrap().srtf_pos = pos;
+        let job = jobs[idx].as_mut().unwrap();
+        job.srtf_pos = pos;
+        qj.fastest_from[pos] = job.fastest_from();
+    }
+
+    /// Copies the job's [`Job::fastest_from`] into its place in its queue's SRTF order.
+    fn refresh_fastest_from(&mut self, idx: AppIdx) {
+        let Some(Some(job)) = self.jobs.get(idx) else { return };
+        let Some(qj) = self.queues.get_mut(job.queue) else { return };
+        if qj.srtf.get(job.srtf_pos) == Some(&idx) {
+            qj.fastest_from[job.srtf_pos] = job.fastest_from();
+        }
     }
 
     /// A must-start placement of `job` on the offered node.
@@ -613,16 +643,10 @@ impl Carbyne {
                 keys.push(Reverse(k));
             }
         }
-        let smallest = state.queues[queue]
-            .apps
-            .iter()
-            .filter_map(|&s| state.app(s).asks.min_capability())
-            .reduce(|a, b| a.min(&b));
         let qj = &mut self.queues[queue];
         qj.must = must;
         qj.heap = BinaryHeap::from(keys);
         qj.heap_heartbeat = self.heartbeat;
-        qj.smallest_ask = smallest;
     }
 
     /// The first job in SRTF order with a leftover placement that `need` admits.
@@ -633,7 +657,12 @@ impl Carbyne {
         offer: &NodeOffer,
         need: Need,
     ) -> Option<(AppIdx, Placement)> {
-        self.queues[queue].srtf.iter().find_map(|&idx| {
+        let qj = &self.queues[queue];
+        let by = match need {
+            Need::Fastest(now) => now,
+            _ => i64::MAX,
+        };
+        qj.srtf.iter().zip(&qj.fastest_from).filter(|&(_, &from)| from <= by).find_map(|(&idx, _)| {
             let (Some(Some(job)), Some(Some(app))) = (self.jobs.get(idx), state.apps.get(idx)) else { return None };
             if app.seq != job.seq || app.asks.pending_containers() == 0 {
                 return None;
@@ -693,6 +722,7 @@ impl AppPolicy for Carbyne {
     }
 
     fn on_app_updated(&mut self, _state: &ClusterState, idx: AppIdx) {
+        self.retired.clear();
         self.updated.push(idx);
     }
 
@@ -706,12 +736,16 @@ impl AppPolicy for Carbyne {
         if self.queues.len() <= queue {
             return None;
         }
+        // A node that cannot take the smallest ask of any of the queue's apps starts nothing
+        // here. A queue that starts nothing sits out the rest of the heartbeat, so its heap is
+        // never needed then.
+        let q = &state.queues[queue];
+        if !q.started_pending.may_fit(&offer.free) && !q.unstarted_pending.may_fit(&offer.free) {
+            return None;
+        }
         // Must-start asks within shares, least remaining work first.
         if self.queues[queue].heap_heartbeat != self.heartbeat {
             self.build_heap(state, queue);
-        }
-        if !self.queues[queue].smallest_ask.is_some_and(|m| m.fits_in(&offer.free)) {
-            return None;
         }
         let mut best: Option<(AppIdx, Placement)> = None;
         while let Some(Reverse((_, _, idx))) = self.queues[queue].heap.pop() {

@@ -227,6 +227,25 @@ impl PathKey {
         levels[q.path.len()] = needy_first(&q.usage, q.config.limits.min_resources.as_ref(), cluster, key.order);
         PathKey { tier: key.tier, levels }
     }
+
+    /// The tier and the top level as one integer (72 bits) that orders as they do: a heap
+    /// compares these in one instruction and looks [`PathKey::cmp_below_top`] up only on ties.
+    #[inline]
+    pub(crate) fn head(&self) -> u128 {
+        // `f64::total_cmp`'s order, as unsigned bits: negative values have their magnitude bits
+        // flipped, and the sign bit flipped puts them below the positive ones.
+        let bits = self.levels[0].to_bits();
+        let ordered = bits ^ ((((bits as i64) >> 63) as u64) >> 1) ^ (1 << 63);
+        (u128::from(self.tier) << 64) | u128::from(ordered)
+    }
+
+    /// The order of the levels below the top, which decides between keys of equal
+    /// [`PathKey::head`]. All zero in a flat file.
+    #[inline]
+    pub(crate) fn cmp_below_top(&self, other: &PathKey) -> std::cmp::Ordering {
+        let mut levels = self.levels[1..].iter().zip(&other.levels[1..]).map(|(a, b)| a.total_cmp(b));
+        levels.find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+    }
 }
 
 impl Eq for PathKey {}

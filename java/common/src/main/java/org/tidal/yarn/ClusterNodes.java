@@ -1,7 +1,6 @@
 package org.tidal.yarn;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +38,7 @@ import org.tidal.yarn.bridge.WireLayout;
  */
 final class ClusterNodes {
   private static final Log LOG = LogFactory.getLog(ClusterNodes.class);
+  private static final long[] NO_IDS = new long[0];
 
   private final TidalScheduler scheduler;
 
@@ -307,22 +307,24 @@ final class ClusterNodes {
     if (node == null || id == null) {
       return;
     }
-    List<ContainerStatus> completed = new ArrayList<ContainerStatus>();
+    int reported = 0;
     for (UpdatedContainerInfo update : updates) {
       for (ContainerStatus launched : update.getNewlyLaunchedContainers()) {
         scheduler.containerLaunched(launched.getContainerId(), node);
       }
-      completed.addAll(update.getCompletedContainers());
+      reported += update.getCompletedContainers().size();
     }
-    long[] completedIds = new long[completed.size()];
+    long[] completedIds = reported == 0 ? NO_IDS : new long[reported];
     int count = 0;
-    for (ContainerStatus status : completed) {
-      RMContainer container = scheduler.getRMContainer(status.getContainerId());
-      long allocationId = ids.allocationId(status.getContainerId());
-      if (container != null
-          && completion.complete(container, status, RMContainerEventType.FINISHED)
-          && allocationId != AllocationIds.NONE) {
-        completedIds[count++] = allocationId;
+    for (UpdatedContainerInfo update : updates) {
+      for (ContainerStatus status : update.getCompletedContainers()) {
+        RMContainer container = scheduler.getRMContainer(status.getContainerId());
+        long allocationId = ids.allocationId(status.getContainerId());
+        if (container != null
+            && completion.complete(container, status, RMContainerEventType.FINISHED)
+            && allocationId != AllocationIds.NONE) {
+          completedIds[count++] = allocationId;
+        }
       }
     }
     completedIds = count == completedIds.length ? completedIds : Arrays.copyOf(completedIds, count);

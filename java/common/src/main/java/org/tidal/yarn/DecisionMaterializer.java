@@ -33,6 +33,13 @@ final class DecisionMaterializer {
   private final NodeReservations reservations;
   private final LineBookkeeping line;
 
+  /**
+   * The priority record of the last decision, reused while decisions keep its priority (most do):
+   * each new record goes through Hadoop's reflective record factory. Hadoop never modifies a
+   * container's priority, so containers may share one, as CapacityScheduler's share theirs.
+   */
+  private Priority lastPriority = Priority.newInstance(0);
+
   DecisionMaterializer(
       CoreInstance core,
       AppAttemptRegistry attempts,
@@ -59,7 +66,7 @@ final class DecisionMaterializer {
   void materialize(FiCaSchedulerNode node, ByteBuffer d, int offset) {
     long allocationId = field(d, offset, WireLayout.DEC_ALLOCATION_ID);
     FiCaSchedulerApp app = attempts.attempt(field(d, offset, WireLayout.DEC_APP_KEY));
-    Priority priority = Priority.newInstance((int) field(d, offset, WireLayout.DEC_PRIORITY));
+    Priority priority = priority((int) field(d, offset, WireLayout.DEC_PRIORITY));
     Resource capability =
         line.resource(
             field(d, offset, WireLayout.DEC_MEMORY_MB),
@@ -81,13 +88,14 @@ final class DecisionMaterializer {
       return;
     }
     int locality = (int) field(d, offset, WireLayout.DEC_LOCALITY);
+    String resourceName = resourceName(node, locality);
     String failure;
     RMContainer rmContainer = null;
     if (app == null) {
       failure = "its application attempt is gone";
     } else {
       synchronized (app) {
-        failure = unmaterializable(app, node, priority, locality, capability);
+        failure = unmaterializable(app, node, priority, locality, resourceName, capability);
         if (failure == null) {
           NodeType type = nodeType(locality);
           // A reservation of this ask on the node ends as the ask starts, under its container id.
@@ -104,8 +112,7 @@ final class DecisionMaterializer {
                   capability,
                   priority,
                   null);
-          rmContainer =
-              line.allocate(app, type, node, priority, resourceName(node, locality), container);
+          rmContainer = line.allocate(app, type, node, priority, resourceName, container);
           if (rmContainer == null) {
             failure = "the attempt is stopped or has no outstanding request";
           }
@@ -130,6 +137,13 @@ final class DecisionMaterializer {
     booked(node, rmContainer, allocationId);
   }
 
+  private Priority priority(int value) {
+    if (lastPriority.getPriority() != value) {
+      lastPriority = Priority.newInstance(value);
+    }
+    return lastPriority;
+  }
+
   /** Records a container the core booked under {@code allocationId} on the node and in metrics. */
   void booked(FiCaSchedulerNode node, RMContainer rmContainer, long allocationId) {
     ids.booked(rmContainer.getContainerId(), allocationId);
@@ -143,6 +157,7 @@ final class DecisionMaterializer {
       FiCaSchedulerNode node,
       Priority priority,
       int locality,
+      String resourceName,
       Resource capability) {
     if (app.isStopped()) {
       return "its application attempt is stopped";
@@ -152,9 +167,9 @@ final class DecisionMaterializer {
         && locality != WireLayout.LOCALITY_OFF_SWITCH) {
       return "unknown locality " + locality;
     }
-    Resource asked = line.outstanding(app, priority, resourceName(node, locality));
+    Resource asked = line.outstanding(app, priority, resourceName);
     if (asked == null) {
-      return "no outstanding request at " + resourceName(node, locality);
+      return "no outstanding request at " + resourceName;
     }
     if (!asked.equals(capability)) {
       return "the request now asks for " + asked;

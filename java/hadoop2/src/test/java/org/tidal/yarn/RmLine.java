@@ -1,5 +1,6 @@
 package org.tidal.yarn;
 
+import java.util.Collections;
 import java.util.List;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -11,6 +12,7 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.UpdatedContainerInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.YarnScheduler;
@@ -31,6 +33,23 @@ public final class RmLine {
 
   /** How {@code yarn queue -status} prints a percentage. */
   public static final String QUEUE_CLI_PERCENT = "#.0";
+
+  /** The Hadoop line, as the benchmarks name their results. */
+  public static final String LINE = "hadoop2";
+
+  /** This line's bookkeeping calls, for harnesses that book containers as the shim does. */
+  public static LineBookkeeping bookkeeping(TidalScheduler scheduler) {
+    return new Hadoop2Bookkeeping(scheduler);
+  }
+
+  /**
+   * The asks a just-started container decremented, most specific first (node, rack, ANY); empty
+   * once Hadoop dropped them.
+   */
+  public static List<ResourceRequest> decremented(RMContainer container) {
+    List<ResourceRequest> requests = container.getResourceRequests();
+    return requests == null ? Collections.<ResourceRequest>emptyList() : requests;
+  }
 
   private RmLine() {}
 

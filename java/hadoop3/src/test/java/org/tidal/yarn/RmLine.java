@@ -17,10 +17,12 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.UpdatedContainerInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.YarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
 
 /**
@@ -39,6 +41,25 @@ public final class RmLine {
 
   /** How {@code yarn queue -status} prints a percentage. */
   public static final String QUEUE_CLI_PERCENT = "#.00";
+
+  /** The Hadoop line, as the benchmarks name their results. */
+  public static final String LINE = "hadoop3";
+
+  /** This line's bookkeeping calls, for harnesses that book containers as the shim does. */
+  public static LineBookkeeping bookkeeping(TidalScheduler scheduler) {
+    return new Hadoop3Bookkeeping(scheduler);
+  }
+
+  /**
+   * The asks a just-started container decremented, most specific first (node, rack, ANY); empty
+   * once Hadoop dropped them.
+   */
+  public static List<ResourceRequest> decremented(RMContainer container) {
+    ContainerRequest request = container.getContainerRequest();
+    return request == null
+        ? Collections.<ResourceRequest>emptyList()
+        : request.getResourceRequests();
+  }
 
   private RmLine() {}
 

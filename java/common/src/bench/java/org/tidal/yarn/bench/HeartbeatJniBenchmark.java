@@ -1,7 +1,13 @@
 package org.tidal.yarn.bench;
 
+import java.io.File;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -19,6 +25,7 @@ import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.tidal.yarn.RmLine;
 import org.tidal.yarn.bridge.TidalNative;
 import org.tidal.yarn.bridge.WireLayout;
 
@@ -168,5 +175,16 @@ public class HeartbeatJniBenchmark {
         "nodeHeartbeat with %d decisions: median %.0f ns; Java baseline median "
             + "%.0f ns; median added cost %.0f ns per heartbeat%n",
         DECISIONS, nativeMedian, javaMedian, nativeMedian - javaMedian);
+    // For the README's benchmark table (make bench gathers the directory's files).
+    File out =
+        new File(System.getProperty("bench.out", "target/bench"), "jni-" + RmLine.LINE + ".csv");
+    out.getAbsoluteFile().getParentFile().mkdirs();
+    List<String> csv =
+        Arrays.asList(
+            "benchmark,median_ns",
+            String.format(Locale.ROOT, "nativeHeartbeat,%.1f", nativeMedian),
+            String.format(Locale.ROOT, "javaBaseline,%.1f", javaMedian));
+    Files.write(out.toPath(), csv, StandardCharsets.UTF_8);
+    System.out.println("Results: " + out.getCanonicalPath());
   }
 }

@@ -3,6 +3,7 @@ package org.tidal.yarn.bench;
 import java.io.File;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.tidal.yarn.RmLine;
 import org.tidal.yarn.replay.SchedulerReplay;
 import org.tidal.yarn.replay.SchedulerReplay.Kind;
 import org.tidal.yarn.replay.SchedulerReplay.Result;
@@ -28,6 +30,9 @@ import org.tidal.yarn.replay.SchedulerReplay.Workload;
  * every run starts its own RM.
  */
 public final class RmSchedulerBench {
+  /** Where the CSV results go (a directory; the file is rm-LINE.csv). */
+  private static final String CSV_DIR = "bench.out";
+
   private static final Map<String, Workload> SCALES = new LinkedHashMap<String, Workload>();
 
   static {
@@ -57,31 +62,54 @@ public final class RmSchedulerBench {
     }
     File dir = Files.createTempDirectory("tidal-bench-rm").toFile();
     List<String> rows = new ArrayList<String>();
+    List<String> csv = new ArrayList<String>();
+    csv.add(
+        "line,scale,run,scheduler,node_update_p50_us,node_update_p99_us,node_update_mean_us,"
+            + "allocate_p50_us,allocate_p99_us,allocate_mean_us,containers,"
+            + "containers_per_sched_s");
+    List<Kind> schedulers = new ArrayList<Kind>(Arrays.asList(Kind.values()));
+    schedulers.remove(Kind.FLOOR);
     for (int rep = 1; rep <= repetitions; rep++) {
       for (Workload w : workloads) {
-        // Each repetition starts with the next scheduler, so none always runs on a cold JVM.
-        Kind[] order = new Kind[Kind.values().length];
-        for (int k = 0; k < order.length; k++) {
-          order[k] = Kind.values()[(k + rep - 1) % order.length];
+        // Each repetition starts with the next scheduler, so none always runs on a cold JVM; the
+        // floor follows the Tidal run whose bookings it replays.
+        List<Kind> order = new ArrayList<Kind>();
+        for (int k = 0; k < schedulers.size(); k++) {
+          Kind kind = schedulers.get((k + rep - 1) % schedulers.size());
+          order.add(kind);
+          if (kind == Kind.TIDAL) {
+            order.add(Kind.FLOOR);
+          }
         }
         Map<Kind, Result> results = new LinkedHashMap<Kind, Result>();
         Map<Kind, Long> gcMillis = new LinkedHashMap<Kind, Long>();
         for (Kind kind : order) {
           System.gc();
           long gcBefore = gcMillis();
-          results.put(kind, new SchedulerReplay(kind, w, dir).run());
+          SchedulerReplay replay =
+              kind == Kind.FLOOR
+                  ? new SchedulerReplay(w, dir, results.get(Kind.TIDAL).plan)
+                  : new SchedulerReplay(kind, w, dir);
+          results.put(kind, replay.run());
           gcMillis.put(kind, gcMillis() - gcBefore);
           System.out.println("done: " + w.name() + " run " + rep + " " + kind);
         }
         Result tidal = results.get(Kind.TIDAL);
+        Result floor = results.get(Kind.FLOOR);
+        if (floor.containers != tidal.containers) {
+          throw new IllegalStateException(
+              "the floor booked " + floor.containers + " containers, Tidal " + tidal.containers);
+        }
         for (Kind kind : Kind.values()) {
           rows.add(row(w, rep, kind.label, results.get(kind), gcMillis.get(kind)));
+          csv.add(csvRow(w, rep, kind.label, results.get(kind)));
         }
-        for (Kind kind : Kind.values()) {
+        for (Kind kind : schedulers) {
           if (kind != Kind.TIDAL) {
-            rows.add(ratioRow(w, rep, kind, results.get(kind), tidal));
+            rows.add(ratioRow(w, rep, kind.label + " / Tidal", results.get(kind), tidal));
           }
         }
+        rows.add(ratioRow(w, rep, "Tidal / floor", tidal, floor));
       }
     }
     System.out.println();
@@ -95,7 +123,12 @@ public final class RmSchedulerBench {
     }
     System.out.println(
         "\nTimes in µs. NODE_UPDATE: scheduler.handle(NodeUpdateSchedulerEvent); allocate():"
-            + " scheduler.allocate. Ratio rows: the other scheduler / Tidal.");
+            + " scheduler.allocate. floor: Hadoop's bookkeeping of the containers Tidal booked,"
+            + " with no decision. Ratio rows: the other scheduler / Tidal, and Tidal / floor.");
+    File out = new File(System.getProperty(CSV_DIR, "target/bench"), "rm-" + RmLine.LINE + ".csv");
+    out.getAbsoluteFile().getParentFile().mkdirs();
+    Files.write(out.toPath(), csv, StandardCharsets.UTF_8);
+    System.out.println("Results: " + out.getCanonicalPath());
     // The RMs leave non-daemon timer threads of Hadoop's behind.
     System.exit(0);
   }
@@ -130,18 +163,39 @@ public final class RmSchedulerBench {
         gcMillis);
   }
 
-  private static String ratioRow(Workload w, int rep, Kind kind, Result other, Result tidal) {
+  private static String csvRow(Workload w, int rep, String name, Result r) {
+    Stats nu = new Stats(r.nodeUpdateNanos);
+    Stats al = new Stats(r.allocateNanos);
+    return String.format(
+        Locale.ROOT,
+        "%s,%s,%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%.0f",
+        RmLine.LINE,
+        w.name(),
+        rep,
+        name,
+        nu.p50,
+        nu.p99,
+        nu.mean,
+        al.p50,
+        al.p99,
+        al.mean,
+        r.containers,
+        r.containersPerSchedulerSecond());
+  }
+
+  /** The ratios {@code other} / {@code tidal} of every figure, in a row named {@code name}. */
+  private static String ratioRow(Workload w, int rep, String name, Result other, Result tidal) {
     Stats fn = new Stats(other.nodeUpdateNanos);
     Stats tn = new Stats(tidal.nodeUpdateNanos);
     Stats fa = new Stats(other.allocateNanos);
     Stats ta = new Stats(tidal.allocateNanos);
     return String.format(
         Locale.ROOT,
-        "| %s | %d | %s / Tidal | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | | | %.2f× |"
+        "| %s | %d | %s | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× | | | %.2f× |"
             + " |",
         w.name(),
         rep,
-        kind.label,
+        name,
         fn.p50 / tn.p50,
         fn.p99 / tn.p99,
         fn.mean / tn.mean,

@@ -41,6 +41,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedule
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.log4j.Level;
 import org.apache.log4j.LogManager;
+import org.tidal.yarn.FloorScheduler;
 import org.tidal.yarn.RmLine;
 import org.tidal.yarn.TidalScheduler;
 import org.tidal.yarn.config.TidalConfig;
@@ -65,6 +66,12 @@ import org.tidal.yarn.config.TidalConfig;
 public final class SchedulerReplay {
   /** The schedulers under comparison, configured alike: DRF, the same queues and weights. */
   public enum Kind {
+    /**
+     * Books the containers a Tidal run booked, heartbeat by heartbeat, with Hadoop's bookkeeping
+     * and no decision of its own: the floor under any scheduler's heartbeat (see {@link
+     * FloorScheduler}).
+     */
+    FLOOR("floor"),
     TIDAL("Tidal"),
     FAIR("FairScheduler"),
     CAPACITY("CapacityScheduler");
@@ -166,6 +173,9 @@ public final class SchedulerReplay {
     public final long completed;
     public final int[] containersPerApp;
 
+    /** What a Tidal run booked on each heartbeat, for a floor run; null for other schedulers. */
+    public final FloorScheduler.Plan plan;
+
     Result(
         Kind kind,
         Workload workload,
@@ -174,7 +184,8 @@ public final class SchedulerReplay {
         int[] allocateContainers,
         long containers,
         long completed,
-        int[] containersPerApp) {
+        int[] containersPerApp,
+        FloorScheduler.Plan plan) {
       this.kind = kind;
       this.workload = workload;
       this.nodeUpdateNanos = nodeUpdateNanos;
@@ -183,6 +194,7 @@ public final class SchedulerReplay {
       this.containers = containers;
       this.completed = completed;
       this.containersPerApp = containersPerApp;
+      this.plan = plan;
     }
 
     /** Containers started per second of scheduler time (heartbeats and allocate calls). */
@@ -242,11 +254,26 @@ public final class SchedulerReplay {
   private final Kind kind;
   private final Workload workload;
   private final File workDir;
+  private final FloorScheduler.Plan plan;
 
+  /** A replay under {@code kind}, which must not be {@link Kind#FLOOR}. */
   public SchedulerReplay(Kind kind, Workload workload, File workDir) {
+    this(kind, workload, workDir, null);
+  }
+
+  /** A floor replay of what a Tidal replay of the same workload booked. */
+  public SchedulerReplay(Workload workload, File workDir, FloorScheduler.Plan plan) {
+    this(Kind.FLOOR, workload, workDir, plan);
+  }
+
+  private SchedulerReplay(Kind kind, Workload workload, File workDir, FloorScheduler.Plan plan) {
+    if ((kind == Kind.FLOOR) != (plan != null)) {
+      throw new IllegalArgumentException("a floor replay, and only one, follows a Tidal plan");
+    }
     this.kind = kind;
     this.workload = workload;
     this.workDir = workDir;
+    this.plan = plan;
   }
 
   /** Starts an RM with the scheduler, replays the workload into it and stops the RM. */
@@ -273,14 +300,17 @@ public final class SchedulerReplay {
     // ApplicationMasterService, whose liveness monitor would otherwise expire them mid-run.
     conf.setInt(YarnConfiguration.RM_AM_EXPIRY_INTERVAL_MS, 3600 * 1000);
     StringBuilder queues = new StringBuilder();
-    if (kind == Kind.TIDAL) {
+    if (kind == Kind.TIDAL || kind == Kind.FLOOR) {
       queues.append("<tidal>\n  <policy>drf</policy>\n");
       for (int q = 0; q < workload.queues; q++) {
         queues.append("  <queue name=\"").append(queueName(q)).append("\"><weight>");
         queues.append(q + 1).append("</weight></queue>\n");
       }
       queues.append("</tidal>\n");
-      conf.setClass(YarnConfiguration.RM_SCHEDULER, TidalScheduler.class, ResourceScheduler.class);
+      conf.setClass(
+          YarnConfiguration.RM_SCHEDULER,
+          kind == Kind.FLOOR ? FloorScheduler.class : TidalScheduler.class,
+          ResourceScheduler.class);
       conf.set(TidalConfig.ALLOCATION_FILE, write("tidal-queues.xml", queues));
       conf.setInt(TidalConfig.MAX_ASSIGN_PER_HEARTBEAT, MAX_ASSIGN);
       conf.setBoolean(TidalConfig.REST_ENABLED, false);
@@ -342,6 +372,14 @@ public final class SchedulerReplay {
       scheduler.handle(new NodeAddedSchedulerEvent(node));
     }
     List<ApplicationAttemptId> attempts = startApps(rm);
+    Map<ApplicationAttemptId, Integer> appIndex = new HashMap<ApplicationAttemptId, Integer>();
+    for (int a = 0; a < attempts.size(); a++) {
+      appIndex.put(attempts.get(a), a);
+    }
+    FloorScheduler.Plan recording = kind == Kind.TIDAL ? new FloorScheduler.Plan() : null;
+    if (kind == Kind.FLOOR) {
+      ((FloorScheduler) scheduler).follow(plan, attempts);
+    }
     List<List<ResourceRequest>> asks = new ArrayList<List<ResourceRequest>>(w.apps);
     for (int a = 0; a < w.apps; a++) {
       asks.add(asksOf(a, nodes));
@@ -389,6 +427,9 @@ public final class SchedulerReplay {
         if (measured) {
           nodeUpdateNanos[nodeUpdates++] = took;
         }
+        if (recording != null) {
+          recording.record((TidalScheduler) scheduler, node.getNodeID(), appIndex);
+        }
         if (n % stride == 0 && n / stride < w.apps) {
           int a = n / stride;
           List<ResourceRequest> ask =
@@ -425,7 +466,8 @@ public final class SchedulerReplay {
         Arrays.copyOf(allocateContainers, allocates),
         containers,
         completed,
-        containersPerApp);
+        containersPerApp,
+        recording);
   }
 
   /**

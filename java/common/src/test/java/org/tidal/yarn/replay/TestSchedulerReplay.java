@@ -1,5 +1,6 @@
 package org.tidal.yarn.replay;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
@@ -23,6 +24,17 @@ public class TestSchedulerReplay {
     check(SchedulerReplay.Kind.TIDAL);
   }
 
+  /** The floor books on every heartbeat what Tidal booked on it, so the stream stays the same. */
+  @Test
+  public void floorBooksWhatTidalBooked() throws Exception {
+    SchedulerReplay.Result tidal = check(SchedulerReplay.Kind.TIDAL);
+    SchedulerReplay.Result floor = new SchedulerReplay(workload(), dir.getRoot(), tidal.plan).run();
+    assertEquals(APPS * ASKS, tidal.plan.containers());
+    assertArrayEquals(tidal.containersPerApp, floor.containersPerApp);
+    assertArrayEquals(tidal.allocateContainers, floor.allocateContainers);
+    assertEquals(tidal.completed, floor.completed);
+  }
+
   @Test
   public void fairSchedulerPlacesEveryAskedContainer() throws Exception {
     check(SchedulerReplay.Kind.FAIR);
@@ -33,11 +45,13 @@ public class TestSchedulerReplay {
     check(SchedulerReplay.Kind.CAPACITY);
   }
 
-  private void check(SchedulerReplay.Kind kind) throws Exception {
+  private static SchedulerReplay.Workload workload() {
     // 4 nodes of 16 vcores hold at most 64 of the 120 containers asked (some take 2 vcores).
-    SchedulerReplay.Workload workload =
-        new SchedulerReplay.Workload("smoke", 4, APPS, 2, ASKS, 0, 30, 2, false);
-    SchedulerReplay.Result result = new SchedulerReplay(kind, workload, dir.getRoot()).run();
+    return new SchedulerReplay.Workload("smoke", 4, APPS, 2, ASKS, 0, 30, 2, false);
+  }
+
+  private SchedulerReplay.Result check(SchedulerReplay.Kind kind) throws Exception {
+    SchedulerReplay.Result result = new SchedulerReplay(kind, workload(), dir.getRoot()).run();
     for (int a = 0; a < APPS; a++) {
       assertEquals(kind + " app " + a, ASKS, result.containersPerApp[a]);
     }
@@ -45,5 +59,6 @@ public class TestSchedulerReplay {
     assertTrue(kind + " completed " + result.completed, result.completed >= APPS * ASKS - 64);
     assertEquals(30 * 4, result.nodeUpdateNanos.length);
     assertEquals(30 * APPS, result.allocateNanos.length);
+    return result;
   }
 }

@@ -24,9 +24,11 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// A core benchmark the table reports: criterion's id, what it measures and its target.
+/// A core benchmark the table reports: criterion's id, the bench file that has it, what it
+/// measures and its target.
 struct CoreCase {
     id: &'static str,
+    bench: &'static str,
     what: &'static str,
     target_ns: Option<f64>,
 }
@@ -34,36 +36,43 @@ struct CoreCase {
 const CORE_CASES: &[CoreCase] = &[
     CoreCase {
         id: "heartbeat_drf_10k_nodes_1k_apps_100_queues_50k_pending",
+        bench: "heartbeat",
         what: "DRF heartbeat: 10k nodes, 1k apps in 100 queues, 50k pending",
         target_ns: Some(2_000.0),
     },
     CoreCase {
         id: "heartbeat_carbyne_10k_nodes_1k_dag_jobs_50k_pending",
+        bench: "carbyne",
         what: "Carbyne heartbeat: 10k nodes, 1k DAG jobs, 50k pending",
         target_ns: Some(10_000.0),
     },
     CoreCase {
         id: "bopf_admission/admit_lq_500_cycles_into_20k_queues",
+        bench: "admission",
         what: "BoPF admission of an LQ with 500 cycles beside 20k queues",
         target_ns: Some(10_000.0),
     },
     CoreCase {
         id: "bopf_admission/admit_tq_into_20k_queues",
+        bench: "admission",
         what: "BoPF admission of a TQ beside 20k queues",
         target_ns: Some(10_000.0),
     },
     CoreCase {
         id: "heartbeat_1_node_1_app_10_done_10_started",
+        bench: "heartbeat",
         what: "one-node heartbeat in the core: 10 completed, 10 started",
         target_ns: None,
     },
     CoreCase {
         id: "heartbeat_bopf_20k_queues_10k_nodes",
+        bench: "heartbeat",
         what: "BoPF heartbeat: 20k queues, 10k nodes",
         target_ns: None,
     },
     CoreCase {
         id: "plan_reverse_packing_50_stages_5k_tasks",
+        bench: "carbyne",
         what: "Carbyne's reverse packing plan: 50 stages, 5k tasks",
         target_ns: None,
     },
@@ -307,15 +316,13 @@ fn summary(res: &BenchResults) -> Result<String> {
             Some(t) => (format!("≤ {}", time(t)), meets(m <= t)),
             None => ("-".into(), "-"),
         };
-        let bench = c.id.split('/').next().unwrap_or(c.id);
-        let file = if bench.starts_with("heartbeat_carbyne") || bench.starts_with("plan_") {
-            "carbyne"
-        } else if bench == "bopf_admission" {
-            "admission"
-        } else {
-            "heartbeat"
-        };
-        writeln!(md, "| {} | `cargo bench -p tidal-core --bench {file}` | {target} | {} | {ok} |", c.what, time(m))?;
+        writeln!(
+            md,
+            "| {} | `cargo bench -p tidal-core --bench {}` | {target} | {} | {ok} |",
+            c.what,
+            c.bench,
+            time(m)
+        )?;
     }
     for line in LINES {
         let m = res.jni_median(line)?;

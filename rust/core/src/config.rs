@@ -92,6 +92,7 @@ use crate::limits::{LimitDefaults, QueueLimits};
 use crate::placement::PlacementPolicy;
 use crate::reservation::ReservationSettings;
 use crate::resource::{ResourceKind, Resources, MAX_RESOURCE_AMOUNT};
+use crate::xml_source::XmlSource;
 use serde::Serialize;
 
 /// The root of the queue hierarchy.
@@ -452,15 +453,11 @@ fn valid_leaf_name(leaf: &str) -> bool {
     !leaf.is_empty() && leaf.len() <= 128 && leaf.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-fn line_of(doc: &roxmltree::Document, node: roxmltree::Node) -> u32 {
-    doc.text_pos_at(node.range().start).row
-}
-
 /// Parses and validates an allocation file. On error nothing is returned, so a caller that
 /// keeps its previous configuration loses nothing.
 pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
-    let doc = roxmltree::Document::parse(xml)
-        .map_err(|e| CoreError::Config(format!("allocation file is not well-formed XML: {e}")))?;
+    let doc =
+        XmlSource::parse(xml).map_err(|e| CoreError::Config(format!("allocation file is not well-formed XML: {e}")))?;
     let root = doc.root_element();
     if root.tag_name().name() != "tidal" {
         return Err(CoreError::Config(format!(
@@ -482,7 +479,7 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     // Queues come second: they inherit the file's app policy, wherever <app-policy> stands.
     let is_queue = |n: &roxmltree::Node| n.tag_name().name() == "queue";
     for child in root.children().filter(|n| n.is_element() && !is_queue(n)) {
-        let line = line_of(&doc, child);
+        let line = doc.line(child);
         let text = child.text().unwrap_or("").trim();
         match child.tag_name().name() {
             "policy" => {
@@ -528,7 +525,7 @@ pub fn parse_queue_file(xml: &str) -> Result<QueueFile> {
     apply_knobs(&mut app_policy, altruism, fairness, "")?;
     let mut tree = Tree { default_app_policy: Some(app_policy), ..Tree::default() };
     for child in root.children().filter(|n| n.is_element() && is_queue(n)) {
-        let line = line_of(&doc, child);
+        let line = doc.line(child);
         if child.attribute("name").map(full_queue_name).as_deref() == Some(ROOT) {
             if root_line.replace(line).is_some() {
                 return Err(CoreError::Config(format!("line {line}: queue '{ROOT}' is declared twice")));
@@ -596,8 +593,8 @@ fn apply_knobs(
 }
 
 /// `<user name=".."><maxRunningApps>n</maxRunningApps></user>`.
-fn parse_user(doc: &roxmltree::Document, node: roxmltree::Node, limits: &mut LimitDefaults) -> Result<()> {
-    let line = line_of(doc, node);
+fn parse_user(doc: &XmlSource, node: roxmltree::Node, limits: &mut LimitDefaults) -> Result<()> {
+    let line = doc.line(node);
     let bad = |line: u32, what: String| CoreError::Config(format!("line {line}: <user>: {what}"));
     if let Some(a) = node.attributes().find(|a| a.name() != "name") {
         return Err(bad(line, format!("unknown attribute '{}'", a.name())));
@@ -606,7 +603,7 @@ fn parse_user(doc: &roxmltree::Document, node: roxmltree::Node, limits: &mut Lim
     let user = user.ok_or_else(|| bad(line, "needs a name=\"..\" attribute".into()))?;
     let mut max = None;
     for child in node.children().filter(|n| n.is_element()) {
-        let cline = line_of(doc, child);
+        let cline = doc.line(child);
         let text = child.text().unwrap_or("").trim();
         match child.tag_name().name() {
             "maxRunningApps" if max.is_none() => {
@@ -647,14 +644,14 @@ impl Tree {
 
 /// `<queue name="root">`: the root's ACLs, and queues nested in it as if they stood in <tidal>
 /// (FairScheduler files often nest every queue in the root).
-fn parse_root_queue(doc: &roxmltree::Document, node: roxmltree::Node, tree: &mut Tree) -> Result<QueueAcls> {
-    let line = line_of(doc, node);
+fn parse_root_queue(doc: &XmlSource, node: roxmltree::Node, tree: &mut Tree) -> Result<QueueAcls> {
+    let line = doc.line(node);
     if let Some(attr) = node.attributes().find(|a| a.name() != "name") {
         return Err(CoreError::Config(format!("line {line}: unknown attribute '{}' on <queue>", attr.name())));
     }
     let mut acls = QueueAcls::default();
     for child in node.children().filter(|n| n.is_element()) {
-        let cline = line_of(doc, child);
+        let cline = doc.line(child);
         match child.tag_name().name() {
             tag if QueueAcls::ELEMENTS.contains(&tag) => parse_acl(child, cline, ROOT, &mut acls)?,
             "queue" => parse_queue_tree(doc, child, ROOT, None, 1, tree)?,
@@ -672,14 +669,14 @@ fn parse_root_queue(doc: &roxmltree::Document, node: roxmltree::Node, tree: &mut
 /// One `<queue>` under the parent named `parent` at `depth` levels below the root: a parent
 /// (it holds `<queue>` elements, or says `type="parent"`) with its subtree, or a leaf.
 fn parse_queue_tree(
-    doc: &roxmltree::Document,
+    doc: &XmlSource,
     node: roxmltree::Node,
     parent: &str,
     inherited: Option<AppPolicyKind>,
     depth: usize,
     tree: &mut Tree,
 ) -> Result<()> {
-    let line = line_of(doc, node);
+    let line = doc.line(node);
     let is_parent = match node.attribute("type").map(str::trim) {
         Some("parent") => true,
         Some(other) => {
@@ -706,7 +703,7 @@ fn parse_queue_tree(
     let mut common = Common::default();
     let mut children = Vec::new();
     for child in node.children().filter(|n| n.is_element()) {
-        let cline = line_of(doc, child);
+        let cline = doc.line(child);
         let tag = child.tag_name().name();
         let text = child.text().unwrap_or("").trim();
         if tag == "queue" {
@@ -896,7 +893,7 @@ fn parse_uwfq(node: roxmltree::Node, line: u32, out: &mut crate::uwfq::UwfqSetti
 /// Parses one `<queue>` element; also the body of a run-time queue registration, which may name
 /// the parent queue it goes under with `parent="root.eng"` (default: the root).
 pub fn parse_queue_element(xml: &str) -> Result<QueueConfig> {
-    let doc = roxmltree::Document::parse(xml)
+    let doc = XmlSource::parse(xml)
         .map_err(|e| CoreError::Config(format!("queue definition is not well-formed XML: {e}")))?;
     let root = doc.root_element();
     if root.tag_name().name() != "queue" {
@@ -905,7 +902,7 @@ pub fn parse_queue_element(xml: &str) -> Result<QueueConfig> {
             root.tag_name().name()
         )));
     }
-    let line = line_of(&doc, root);
+    let line = doc.line(root);
     let parent = match root.attribute("parent").map(str::trim) {
         None => ROOT.to_string(),
         Some(p) => {
@@ -933,10 +930,10 @@ fn parse_seconds(text: &str, queue: &str, field: &str, line: u32) -> Result<u64>
 }
 
 /// Reads `<memory-mb>..</memory-mb><vcores>..</vcores>`-style children into a vector.
-fn parse_resources(doc: &roxmltree::Document, node: roxmltree::Node, queue: &str, field: &str) -> Result<Resources> {
+fn parse_resources(doc: &XmlSource, node: roxmltree::Node, queue: &str, field: &str) -> Result<Resources> {
     let mut out = Resources::ZERO;
     for child in node.children().filter(|n| n.is_element()) {
-        let line = line_of(doc, child);
+        let line = doc.line(child);
         let name = child.tag_name().name();
         let kind = ResourceKind::parse(name).ok_or_else(|| {
             CoreError::Config(format!("line {line}: queue '{queue}' field {field}: unknown resource <{name}>"))
@@ -953,8 +950,8 @@ fn parse_resources(doc: &roxmltree::Document, node: roxmltree::Node, queue: &str
     Ok(out)
 }
 
-fn parse_distribution(doc: &roxmltree::Document, node: roxmltree::Node, queue: &str) -> Result<AlphaSpec> {
-    let line = line_of(doc, node);
+fn parse_distribution(doc: &XmlSource, node: roxmltree::Node, queue: &str) -> Result<AlphaSpec> {
+    let line = doc.line(node);
     let field = "burst-demand-distribution";
     let bad =
         |line: u32, what: String| CoreError::Config(format!("line {line}: queue '{queue}' field {field}: {what}"));
@@ -968,7 +965,7 @@ fn parse_distribution(doc: &roxmltree::Document, node: roxmltree::Node, queue: &
     };
     let mut resources = Vec::new();
     for child in node.children().filter(|n| n.is_element()) {
-        let cline = line_of(doc, child);
+        let cline = doc.line(child);
         let name = child.tag_name().name();
         let resource = ResourceKind::parse(name).ok_or_else(|| bad(cline, format!("unknown resource <{name}>")))?;
         let dist = child.children().find(|n| n.is_element()).ok_or_else(|| {
@@ -1000,14 +997,14 @@ fn parse_distribution(doc: &roxmltree::Document, node: roxmltree::Node, queue: &
 
 /// A leaf `<queue>` under `parent`, which passes down `inherited` (see [`Common::app_policy`]).
 fn parse_queue(
-    doc: &roxmltree::Document,
+    doc: &XmlSource,
     node: roxmltree::Node,
     parent: &str,
     attributes: &[&str],
     inherited: Option<AppPolicyKind>,
     default_app_policy: Option<AppPolicyKind>,
 ) -> Result<QueueConfig> {
-    let line = line_of(doc, node);
+    let line = doc.line(node);
     let name = queue_name(node, line, parent, attributes)?;
     let mut common = Common::default();
     let mut latency = false;
@@ -1027,7 +1024,7 @@ fn parse_queue(
             .ok_or_else(|| bad(line, field, text, "a whole number of seconds >= 1"))
     };
     for child in node.children().filter(|n| n.is_element()) {
-        let cline = line_of(doc, child);
+        let cline = doc.line(child);
         let text = child.text().unwrap_or("").trim();
         let tag = child.tag_name().name();
         if common.take(child, cline, tag, text, &name)? {

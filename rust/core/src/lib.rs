@@ -7,6 +7,7 @@
 //! it through [`scheduler::Scheduler`].
 
 pub mod acl;
+pub mod allocation_table;
 pub mod bopf;
 pub mod config;
 pub mod container_reservation;
@@ -29,6 +30,7 @@ pub mod snapshot;
 pub mod state;
 pub mod status;
 pub mod uwfq;
+mod xml_source;
 
 pub use error::{CoreError, Result};
 pub use resource::{ResourceKind, Resources, DIMS};

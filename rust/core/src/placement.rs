@@ -24,6 +24,7 @@
 //! Without the element the queue named at submission is used (or `default`) and nothing is
 //! created, as before.
 
+use crate::xml_source::XmlSource;
 use serde::Serialize;
 
 /// The queue requested when a submission names none.
@@ -208,8 +209,8 @@ impl PlacementPolicy {
 }
 
 /// Parses a `<queuePlacementPolicy>` element.
-pub fn parse(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<PlacementPolicy, String> {
-    let line = line_of(doc, node);
+pub(crate) fn parse(doc: &XmlSource, node: roxmltree::Node) -> Result<PlacementPolicy, String> {
+    let line = doc.line(node);
     if let Some(a) = node.attributes().next() {
         return Err(format!("line {line}: unknown attribute '{}' on <queuePlacementPolicy>", a.name()));
     }
@@ -218,12 +219,8 @@ pub fn parse(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Placeme
     PlacementPolicy::new(rules, line)
 }
 
-fn line_of(doc: &roxmltree::Document, node: roxmltree::Node) -> u32 {
-    doc.text_pos_at(node.range().start).row
-}
-
-fn parse_rule(doc: &roxmltree::Document, node: roxmltree::Node) -> Result<Rule, String> {
-    let line = line_of(doc, node);
+fn parse_rule(doc: &XmlSource, node: roxmltree::Node) -> Result<Rule, String> {
+    let line = doc.line(node);
     let tag = node.tag_name().name();
     if tag != "rule" {
         return Err(format!(

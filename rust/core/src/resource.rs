@@ -72,8 +72,24 @@ impl ResourceKind {
 }
 
 /// A vector of resource amounts in integer units (MB, vcores, Mbps, devices).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Default, Serialize)]
+#[derive(Copy, Clone, Eq, Default, Serialize)]
 pub struct Resources(pub [i64; DIMS]);
+
+impl PartialEq for Resources {
+    /// One pass of XORs folded together, which the compiler keeps inline and vectorises: the
+    /// derived comparison of the array is a call to `memcmp`, a measurable share of the heartbeat.
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.0.iter().zip(&other.0).fold(0, |diff, (a, b)| diff | (a ^ b)) == 0
+    }
+}
+
+// Equal vectors hash alike: both look at the amounts only.
+impl std::hash::Hash for Resources {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 /// Reads a vector of at most [`DIMS`] amounts, the missing trailing ones zero: vectors written
 /// before GPUs and FPGAs were dimensions have six.

@@ -4,6 +4,7 @@
 //! the bookkeeping (usage per queue and app, free space per node) has one owner.
 
 use crate::acl::QueueAcls;
+use crate::allocation_table::AllocationTable;
 use crate::config::{self, ParentConfig, QueueConfig};
 use crate::ids::{AllocationId, AppIdx, AppKey, LocationId, NodeId, Priority, QueueIdx};
 use crate::pending_apps::PendingApps;
@@ -11,30 +12,6 @@ use crate::request::AskTable;
 use crate::resource::{Resources, DIMS};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// Hashes an allocation id to itself, its low seven bits also on top (where the table keeps a
-/// tag it compares before the key). Ids are handed out in sequence and a node's containers
-/// start together and end together, so their entries share buckets next to each other, where
-/// a mixing hash scatters them over the table at a cache miss each.
-#[derive(Default, Clone, Copy)]
-pub struct SequentialIdHasher(u64);
-
-impl Hasher for SequentialIdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, id: u64) {
-        self.0 = id ^ (id << 57);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct Node {
@@ -358,7 +335,7 @@ pub struct ClusterState {
     pub app_index: FxHashMap<AppKey, AppIdx>,
     free_app_indices: Vec<AppIdx>,
     free_queue_indices: Vec<QueueIdx>,
-    pub allocations: HashMap<AllocationId, Allocation, BuildHasherDefault<SequentialIdHasher>>,
+    pub allocations: AllocationTable<Allocation>,
     pub next_allocation_id: AllocationId,
     pub next_app_seq: u64,
     /// Milliseconds, from the latest heartbeat.

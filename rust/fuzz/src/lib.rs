@@ -107,7 +107,7 @@ pub fn check_consistent(s: &Scheduler, overcommit: impl Fn(NodeId) -> bool) {
         }
     }
     assert_eq!(holds, s.hold_count(), "hold count");
-    for (id, a) in &st.allocations {
+    for (id, a) in st.allocations.iter() {
         assert!(*id < st.next_allocation_id, "allocation {id} at or above the next id");
         assert!(st.node(a.node).is_some(), "allocation {id} on unknown node {}", a.node);
         assert!(matches!(st.apps.get(a.app), Some(Some(_))), "allocation {id} of a dead app slot");

@@ -1,7 +1,6 @@
 package org.tidal.yarn;
 
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -60,6 +59,12 @@ final class ClusterNodes {
 
   /** The heartbeat's exchange buffer: completed ids in, decisions out; grown as needed. */
   private ByteBuffer exchange = TidalNative.heartbeatBuffer(0);
+
+  /**
+   * The allocation ids of the containers a heartbeat completed, reused by every heartbeat (they run
+   * one at a time, under the scheduler's monitor); grown as needed.
+   */
+  private long[] completedIds = NO_IDS;
 
   private int maxAssign;
 
@@ -314,7 +319,9 @@ final class ClusterNodes {
       }
       reported += update.getCompletedContainers().size();
     }
-    long[] completedIds = reported == 0 ? NO_IDS : new long[reported];
+    if (completedIds.length < reported) {
+      completedIds = new long[reported];
+    }
     int count = 0;
     for (UpdatedContainerInfo update : updates) {
       for (ContainerStatus status : update.getCompletedContainers()) {
@@ -327,13 +334,12 @@ final class ClusterNodes {
         }
       }
     }
-    completedIds = count == completedIds.length ? completedIds : Arrays.copyOf(completedIds, count);
 
     if (rmContext.isWorkPreservingRecoveryEnabled()
         && !rmContext.isSchedulerReadyForAllocatingContainers()) {
       // Hadoop holds back allocation right after an RM restart; free without deciding.
-      for (long allocationId : completedIds) {
-        TidalNative.releaseAllocation(core.handle(), allocationId);
+      for (int i = 0; i < count; i++) {
+        TidalNative.releaseAllocation(core.handle(), completedIds[i]);
       }
       publishAvailable();
       return;
@@ -341,21 +347,20 @@ final class ClusterNodes {
 
     int decided;
     try {
-      ensureExchange(completedIds.length);
-      for (int i = 0; i < completedIds.length; i++) {
+      ensureExchange(count);
+      for (int i = 0; i < count; i++) {
         exchange.putLong(i * Long.BYTES, completedIds[i]);
       }
       decided =
-          TidalNative.nodeHeartbeat(
-              core.handle(), id, core.nowMs(), exchange, completedIds.length, maxAssign);
+          TidalNative.nodeHeartbeat(core.handle(), id, core.nowMs(), exchange, count, maxAssign);
     } catch (TidalException e) {
       // The heartbeat frees completed allocations before deciding; releasing them again is a
       // no-op when that already happened and keeps the core's accounting right when it did not.
-      for (long allocationId : completedIds) {
+      for (int i = 0; i < count; i++) {
         try {
-          TidalNative.releaseAllocation(core.handle(), allocationId);
+          TidalNative.releaseAllocation(core.handle(), completedIds[i]);
         } catch (TidalException again) {
-          LOG.error("Cannot release allocation " + allocationId + ": " + again.getMessage());
+          LOG.error("Cannot release allocation " + completedIds[i] + ": " + again.getMessage());
         }
       }
       throw e;

@@ -2,6 +2,7 @@ package org.tidal.yarn;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -140,7 +141,15 @@ public final class FloorScheduler extends TidalScheduler {
   /** The containers a Tidal run booked, per heartbeat in the order the heartbeats came. */
   public static final class Plan {
     private final List<List<Booking>> heartbeats = new ArrayList<List<Booking>>();
-    private final Set<ContainerId> seen = new HashSet<ContainerId>();
+
+    /**
+     * The containers each node held in ALLOCATED at its last heartbeat: a container stays there
+     * from its booking until its AM pulls it, so one not among them is new. Only those still
+     * allocated are kept: the ids of all containers ever booked would grow the live heap through
+     * the Tidal run alone, which lengthens its collections and not the floor run's.
+     */
+    private final Map<NodeId, Set<ContainerId>> allocated = new HashMap<NodeId, Set<ContainerId>>();
+
     private long containers;
 
     /**
@@ -151,13 +160,18 @@ public final class FloorScheduler extends TidalScheduler {
     public void record(
         TidalScheduler tidal, NodeId nodeId, Map<ApplicationAttemptId, Integer> apps) {
       FiCaSchedulerNode node = tidal.node(nodeId);
+      Set<ContainerId> before = allocated.getOrDefault(nodeId, Collections.emptySet());
+      Set<ContainerId> now = new HashSet<ContainerId>();
       List<RMContainer> booked = new ArrayList<RMContainer>();
       for (RMContainer container : RmLine.bookkeeping(tidal).runningOn(node)) {
-        if (container.getState() == RMContainerState.ALLOCATED
-            && seen.add(container.getContainerId())) {
-          booked.add(container);
+        if (container.getState() == RMContainerState.ALLOCATED) {
+          now.add(container.getContainerId());
+          if (!before.contains(container.getContainerId())) {
+            booked.add(container);
+          }
         }
       }
+      allocated.put(nodeId, now);
       // In the order Tidal numbered them, which is the order it booked them in.
       Collections.sort(booked, (a, b) -> a.getContainerId().compareTo(b.getContainerId()));
       List<Booking> bookings = new ArrayList<Booking>(booked.size());

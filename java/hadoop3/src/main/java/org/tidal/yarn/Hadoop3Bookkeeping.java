@@ -95,14 +95,21 @@ final class Hadoop3Bookkeeping implements LineBookkeeping {
     resource.setResourceValue(index, amount);
   }
 
+  /**
+   * Asks each key of the priority once, as {@link #key} would resolve it: the pending ask carries
+   * both the count and the capability, and every look takes the attempt's and its asks' locks.
+   */
   @Override
   public Resource outstanding(FiCaSchedulerApp app, Priority priority, String resourceName) {
-    SchedulerRequestKey key = key(app, priority, resourceName);
-    if (key == null) {
-      return null;
+    for (SchedulerRequestKey key : app.getSchedulerKeys()) {
+      if (key.getPriority().equals(priority)) {
+        PendingAsk ask = app.getPendingAsk(key, resourceName);
+        if (ask.getCount() > 0) {
+          return ask.getPerAllocationResource();
+        }
+      }
     }
-    PendingAsk ask = app.getPendingAsk(key, resourceName);
-    return ask.getCount() > 0 ? ask.getPerAllocationResource() : null;
+    return null;
   }
 
   /** The first key of {@code priority} with an ask outstanding at {@code resourceName}. */

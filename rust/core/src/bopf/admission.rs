@@ -25,9 +25,10 @@
 //! * Fairness (2): `O(K)` on the new queue alone.
 //! * Resource (3): the H class's commitments are aggregated into one committed-rate profile
 //!   over time ([`CommittedProfile`], slots with two levels of block summaries); each of the new
-//!   queue's W windows of L slots is matched against it in `O(K · (16 + L / 256))`, and
-//!   committing it to H costs the same. Nothing iterates the admitted queues or their cycles:
-//!   admission is `O(log Q + K · W · (16 + L / 256))` for Q admitted queues.
+//!   queue's W windows of L slots is matched against it in `O(K · (16 + min(L, 256) / 8 +
+//!   L / 256))`, and committing it to H costs the same. Nothing iterates the admitted queues or
+//!   their cycles: admission is `O(log Q + K · W · (16 + min(L, 256) / 8 + L / 256))` for Q
+//!   admitted queues.
 //! * Bounds: the spec limits ([`super::spec::MAX_CYCLES`], [`super::spec::MAX_PERIOD_MS`],
 //!   [`super::spec::MAX_HORIZON_MS`]) and the profile's size limit ([`MAX_POINTS`]) are checked
 //!   before any window is laid out, so no request can make admission allocate more than about

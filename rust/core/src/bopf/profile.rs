@@ -1,22 +1,26 @@
 //! The committed-rate profile of the hard-guarantee class: for every time slot, the sum of the
 //! guaranteed rates of the H queues whose ON windows touch that slot.
 //!
-//! Storage is dense from slot 0 (the controller's epoch) in three levels: slots, blocks of 16
-//! slots and groups of 16 blocks. A block and a group each keep a pending `add` for all their
-//! slots and the `max` over their slots of everything below them, so a range-add or range-max
-//! touches at most two partial groups, two partial blocks per group and the slots at the ends;
-//! everything in between is answered from the summaries. Arrays hold only the resource
-//! dimensions the cluster has, so neighbouring slots share cache lines, a block's or group's add
-//! and max sit side by side, and the loops are plain bounded loops rather than a tree walk, which
-//! keeps branch mispredictions low. A multi-window pass requests the memory of the windows a few
-//! ahead of the one it works on, since one queue's windows lie a period apart. An add reads a
-//! partial block's or group's untouched part only when it lowers a dimension where the max was
-//! reached (a release or rollback can; a commitment never does).
+//! Storage is dense from slot 0 (the controller's epoch) in three levels: slots, blocks of 8
+//! slots and groups of 32 blocks. A group keeps a pending `add` for all its slots and the `max`
+//! over its blocks; a block keeps one value, its pending add plus the max of its slots, the add
+//! itself being that minus the max of the block's slots (which any access to its slots reads
+//! anyway). A range-add or range-max so touches, per group it crosses, the two end blocks' slots
+//! and the one value of each block in between; groups wholly inside are answered from their
+//! summaries. An end block is handled in one fixed-length pass over its 8 slots under masks
+//! read from a table, so there is no trip count or condition for the CPU to mispredict, and the
+//! passes run compiled for AVX-512 when the CPU has it (SSE2 has no 64-bit max or compare, and
+//! its emulation costs more than the passes' memory). Arrays hold only the resource dimensions
+//! the cluster has, so neighbouring slots share cache lines: with two dimensions a block's slots
+//! are two lines. An add requests the memory of the windows a few ahead of the one it works on,
+//! since one queue's windows lie a period apart. An add rescans a group's blocks only when it
+//! lowers a dimension where the group's max was reached (a release or rollback can; a commitment
+//! never does).
 //!
-//! Cost per window of `L` slots: `O(K · (16 + L / 256))` for `K` resource dimensions, whatever
-//! the number of committed queues; one queue's 500 windows cost 500 of those. Memory is about
-//! `8 · K · 1.07` bytes per slot of horizon: 5 MB for three and a half days of one-second slots
-//! with memory and vcores.
+//! Cost per window of `L` slots: `O(K · (16 + min(L, 256) / 8 + L / 256))` for `K` resource
+//! dimensions, whatever the number of committed queues; one queue's 500 windows cost 500 of
+//! those. Memory is about `8 · K · 1.13` bytes per slot of horizon: 5.5 MB for three and a half
+//! days of one-second slots with memory and vcores.
 
 use crate::resource::DIMS;
 
@@ -29,21 +33,25 @@ pub type SlotRange = (u64, u64);
 /// would need more (finer slots).
 pub const MAX_POINTS: u64 = 1 << 22;
 
-const BLOCK: usize = 16;
-const GROUP: usize = 16 * BLOCK;
+/// Slots per block: with two dimensions, a block's slots are two cache lines.
+const BLOCK: usize = 8;
+/// Blocks per group.
+const BLOCKS: usize = 32;
+const GROUP: usize = BLOCKS * BLOCK;
 
 /// A piecewise-constant vector function of the slot index, in fixed-point units.
 #[derive(Clone, Debug)]
 pub struct CommittedProfile {
     /// The resource dimensions stored, in order; the others are always zero.
     dims: Vec<usize>,
-    /// Per slot, `k` values.
+    /// Per slot, `k` values, relative to its block's add.
     slot: Vec<i64>,
-    /// Per block, `k` values added to all its slots, then `k` values of the max over its slots of
-    /// `slot`: side by side, so a window's summaries share cache lines.
+    /// Per block, `k` values: the block's add plus the max over its slots of `slot`. The add is
+    /// not stored: it is this minus the max of the block's slots, which any access to the slots
+    /// reads anyway; a block wholly inside a range needs only this one value.
     block: Vec<i64>,
     /// Per group, `k` values added to all its slots, then `k` values of the max over its blocks of
-    /// block add + block max.
+    /// `block`.
     group: Vec<i64>,
 }
 
@@ -102,19 +110,96 @@ macro_rules! with_k {
     };
 }
 
-#[inline]
-fn max_into<const K: usize>(out: &mut [i64; DIMS], base: &[i64; K], v: &[i64]) {
-    for j in 0..K {
-        out[j] = out[j].max(base[j] + v[j]);
-    }
+/// Per-dimension max.
+#[inline(always)]
+fn vmax<const K: usize>(x: [i64; K], y: [i64; K]) -> [i64; K] {
+    std::array::from_fn(|j| x[j].max(y[j]))
+}
+
+/// Per-dimension sum.
+#[inline(always)]
+fn vadd<const K: usize>(x: [i64; K], y: [i64; K]) -> [i64; K] {
+    std::array::from_fn(|j| x[j] + y[j])
+}
+
+/// Per-dimension difference.
+#[inline(always)]
+fn vsub<const K: usize>(x: [i64; K], y: [i64; K]) -> [i64; K] {
+    std::array::from_fn(|j| x[j] - y[j])
 }
 
 /// Whether adding `d` to part of a block or group whose values there peaked at `touched` (before
 /// the add) may lower its max `max`: only when a dimension decreases where the max was reached.
 /// Otherwise the new max is `max(max, touched + d)` and the untouched part need not be read.
-#[inline]
-fn lowers_max<const K: usize>(d: &[i64; K], touched: &[i64; K], max: &[i64]) -> bool {
+#[inline(always)]
+fn lowers_max<const K: usize>(d: &[i64; K], touched: &[i64; K], max: &[i64; K]) -> bool {
     (0..K).any(|j| d[j] < 0 && touched[j] >= max[j])
+}
+
+/// `PREFIX[n][i]` is all ones for `i < n`, else zero.
+static PREFIX: [[i64; BLOCK]; BLOCK + 1] = {
+    let mut t = [[0; BLOCK]; BLOCK + 1];
+    let mut n = 0;
+    while n <= BLOCK {
+        let mut i = 0;
+        while i < n {
+            t[n][i] = -1;
+            i += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// Per slot of a block, all ones for `l <= i < h`, else zero. Read from a table rather than
+/// compared, so the compiler cannot turn the block pass back into branches.
+#[inline(always)]
+fn span_mask(l: usize, h: usize) -> [i64; BLOCK] {
+    std::array::from_fn(|i| PREFIX[h][i] & !PREFIX[l][i])
+}
+
+/// Adds `d` to slots `[l, h)` (non-empty) of one block with summary `t`, and returns their max
+/// before the add, with the block's add. One pass over all the block's slots whatever the range,
+/// without branches: the block's add is `t` minus the max of its slots, so the new summary is
+/// exact for any sign of `d`, and a fixed-length pass has no trip count to mispredict.
+#[inline(always)]
+fn add_part<const K: usize, const RAISE: bool>(
+    slots: &mut [[i64; K]; BLOCK],
+    t: &mut [i64; K],
+    l: usize,
+    h: usize,
+    d: &[i64; K],
+) -> [i64; K] {
+    let (mut all, mut pre, mut post) = ([i64::MIN; K], [i64::MIN; K], [i64::MIN; K]);
+    for (i, v) in slots.iter_mut().enumerate() {
+        let mask = span_mask(l, h)[i];
+        for j in 0..K {
+            all[j] = all[j].max(v[j]);
+            pre[j] = pre[j].max((v[j] & mask) | (i64::MIN & !mask));
+            v[j] += d[j] & mask;
+            if !RAISE {
+                post[j] = post[j].max(v[j]);
+            }
+        }
+    }
+    let add = vsub(*t, all);
+    // No dimension decreases: the new max is the old one or the touched part's, raised.
+    *t = if RAISE { vmax(*t, vadd(add, vadd(pre, *d))) } else { vadd(add, post) };
+    vadd(add, pre)
+}
+
+/// Max over slots `[l, h)` (non-empty) of one block with summary `t`, with the block's add.
+#[inline(always)]
+fn max_part<const K: usize>(slots: &[[i64; K]; BLOCK], t: &[i64; K], l: usize, h: usize) -> [i64; K] {
+    let (mut all, mut pre) = ([i64::MIN; K], [i64::MIN; K]);
+    for (i, v) in slots.iter().enumerate() {
+        let mask = span_mask(l, h)[i];
+        for j in 0..K {
+            all[j] = all[j].max(v[j]);
+            pre[j] = pre[j].max((v[j] & mask) | (i64::MIN & !mask));
+        }
+    }
+    vadd(vsub(*t, all), pre)
 }
 
 /// How many ranges ahead of the one being processed their memory is requested. One queue's
@@ -209,216 +294,204 @@ impl CommittedProfile {
         // Grow by half again at least, so a horizon creeping forward costs amortised O(1).
         let slots = (end as usize).max(have + have / 2).min(self.max_span() as usize).next_multiple_of(GROUP);
         self.slot.resize(slots * k, 0);
-        self.block.resize(slots / BLOCK * 2 * k, 0);
+        self.block.resize(slots / BLOCK * k, 0);
         self.group.resize(slots / GROUP * 2 * k, 0);
     }
 
-    /// Requests the memory that [`Self::add_range`] or [`Self::max_range`] will touch for slots
-    /// `[a, b)` at its ends: the partial blocks' slots and the end blocks' and groups' summaries,
-    /// and when an add lowers values (`lowering`), the whole end blocks and groups it may rescan.
+    /// Requests the memory that [`Self::add_range`] will touch for slots `[a, b)`: the end blocks'
+    /// slots, the summaries of the blocks between them in the first group (all a typical window
+    /// reads) and of the last block, and the end groups'. Queries go without: their loads are
+    /// independent and run ahead on their own, while an add's stores wait for their lines.
     #[inline(always)]
-    fn prefetch_range<const K: usize>(&self, a: usize, b: usize, lowering: bool) {
+    fn prefetch_range<const K: usize>(&self, a: usize, b: usize) {
         let (first, last) = (a / BLOCK, (b - 1) / BLOCK);
-        let (g0, g1) = (a / GROUP, (b - 1) / GROUP);
-        if lowering {
-            let per_group = GROUP / BLOCK * 2 * K;
-            prefetch(&self.slot, first * BLOCK * K, (first + 1) * BLOCK * K);
-            prefetch(&self.slot, last * BLOCK * K, (last + 1) * BLOCK * K);
-            prefetch(&self.block, g0 * per_group, (g0 + 1) * per_group);
-            prefetch(&self.block, g1 * per_group, (g1 + 1) * per_group);
-        } else {
-            prefetch(&self.slot, a * K, ((first + 1) * BLOCK).min(b) * K);
-            prefetch(&self.slot, (last * BLOCK).max(a) * K, b * K);
-            prefetch(&self.block, first * 2 * K, (first + 1) * 2 * K);
-            prefetch(&self.block, last * 2 * K, (last + 1) * 2 * K);
-        }
-        prefetch(&self.group, g0 * 2 * K, (g0 + 1) * 2 * K);
-        prefetch(&self.group, g1 * 2 * K, (g1 + 1) * 2 * K);
+        prefetch(&self.slot, first * BLOCK * K, (first + 1) * BLOCK * K);
+        prefetch(&self.slot, last * BLOCK * K, (last + 1) * BLOCK * K);
+        prefetch(&self.block, first * K, (last + 1).min((first / BLOCKS + 1) * BLOCKS) * K);
+        prefetch(&self.block, last * K, (last + 1) * K);
+        prefetch(&self.group, a / GROUP * 2 * K, (a / GROUP + 1) * 2 * K);
+        prefetch(&self.group, (b - 1) / GROUP * 2 * K, ((b - 1) / GROUP + 1) * 2 * K);
     }
 
     /// Adds `delta` to every slot in the union of `ranges` (each slot once).
     pub fn add(&mut self, ranges: &[SlotRange], delta: &[i64; DIMS]) {
-        self.add_impl::<false>(ranges, delta);
+        self.add_impl(ranges, delta);
     }
 
     /// [`Self::add`], returning the max over `ranges` as it was before the add, in the same pass
     /// (what [`Self::max_over`] would have returned first).
     pub fn add_and_max(&mut self, ranges: &[SlotRange], delta: &[i64; DIMS]) -> [i64; DIMS] {
-        self.add_impl::<true>(ranges, delta)
+        self.add_impl(ranges, delta)
     }
 
-    fn add_impl<const TRACK: bool>(&mut self, ranges: &[SlotRange], delta: &[i64; DIMS]) -> [i64; DIMS] {
+    fn add_impl(&mut self, ranges: &[SlotRange], delta: &[i64; DIMS]) -> [i64; DIMS] {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl") {
+            // SAFETY: the CPU has AVX-512 F and VL, checked just above.
+            return unsafe { self.add_avx512(ranges, delta) };
+        }
+        self.add_portable(ranges, delta)
+    }
+
+    /// [`Self::add_portable`] compiled for AVX-512, where a 64-bit max and a masked lane are
+    /// single instructions. Same code, same results.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn add_avx512(&mut self, ranges: &[SlotRange], delta: &[i64; DIMS]) -> [i64; DIMS] {
+        self.add_portable(ranges, delta)
+    }
+
+    #[inline(always)]
+    fn add_portable(&mut self, ranges: &[SlotRange], delta: &[i64; DIMS]) -> [i64; DIMS] {
         debug_assert!(well_formed(ranges));
         let Some(last) = ranges.last() else {
             return [0; DIMS];
         };
         self.ensure_span(last.1);
         let packed = self.pack(delta);
-        let mut out = [i64::MIN; DIMS];
+        let mut out = [0; DIMS];
         with_k!(self.k(), K => {
             let d: [i64; K] = std::array::from_fn(|j| packed[j]);
-            let lowering = d.iter().any(|&x| x < 0);
+            let raise = d.iter().all(|&x| x >= 0);
             for r in ranges.iter().take(PREFETCH_AHEAD) {
-                self.prefetch_range::<K>(r.0 as usize, r.1 as usize, lowering);
+                self.prefetch_range::<K>(r.0 as usize, r.1 as usize);
             }
+            let mut m = [i64::MIN; K];
             for (i, r) in ranges.iter().enumerate() {
                 if let Some(ahead) = ranges.get(i + PREFETCH_AHEAD) {
-                    self.prefetch_range::<K>(ahead.0 as usize, ahead.1 as usize, lowering);
+                    self.prefetch_range::<K>(ahead.0 as usize, ahead.1 as usize);
                 }
-                self.add_range::<K, TRACK>(r.0 as usize, r.1 as usize, &d, &mut out);
+                m = vmax(m, if raise {
+                    self.add_range::<K, true>(r.0 as usize, r.1 as usize, &d)
+                } else {
+                    self.add_range::<K, false>(r.0 as usize, r.1 as usize, &d)
+                });
             }
+            out[..K].copy_from_slice(&m);
         });
         self.expand(&out[..self.k()])
     }
 
-    fn add_range<const K: usize, const TRACK: bool>(
+    /// The arrays viewed per group: its blocks' slots, its blocks' summaries and its (add, max).
+    #[allow(clippy::type_complexity)]
+    fn groups_mut<const K: usize>(
         &mut self,
-        a: usize,
-        b: usize,
-        d: &[i64; K],
-        out: &mut [i64; DIMS],
-    ) {
+    ) -> (&mut [[[[i64; K]; BLOCK]; BLOCKS]], &mut [[[i64; K]; BLOCKS]], &mut [[[i64; K]; 2]]) {
+        let slots = self.slot.as_chunks_mut::<K>().0.as_chunks_mut::<BLOCK>().0.as_chunks_mut::<BLOCKS>().0;
+        let blocks = self.block.as_chunks_mut::<K>().0.as_chunks_mut::<BLOCKS>().0;
+        let groups = self.group.as_chunks_mut::<K>().0.as_chunks_mut::<2>().0;
+        (slots, blocks, groups)
+    }
+
+    /// [`Self::groups_mut`], read-only.
+    #[allow(clippy::type_complexity)]
+    fn groups<const K: usize>(&self) -> (&[[[[i64; K]; BLOCK]; BLOCKS]], &[[[i64; K]; BLOCKS]], &[[[i64; K]; 2]]) {
+        let slots = self.slot.as_chunks::<K>().0.as_chunks::<BLOCK>().0.as_chunks::<BLOCKS>().0;
+        let blocks = self.block.as_chunks::<K>().0.as_chunks::<BLOCKS>().0;
+        let groups = self.group.as_chunks::<K>().0.as_chunks::<2>().0;
+        (slots, blocks, groups)
+    }
+
+    /// Adds `d` to slots `[a, b)` and returns their max before the add.
+    #[inline(always)]
+    fn add_range<const K: usize, const RAISE: bool>(&mut self, a: usize, b: usize, d: &[i64; K]) -> [i64; K] {
+        let (slots, blocks, groups) = self.groups_mut::<K>();
+        let mut out = [i64::MIN; K];
         for g in a / GROUP..=(b - 1) / GROUP {
-            let (g_lo, g_hi) = (g * GROUP, g * GROUP + GROUP);
-            let (lo, hi) = (a.max(g_lo), b.min(g_hi));
-            let gs = &mut self.group[g * 2 * K..(g + 1) * 2 * K];
-            if lo == g_lo && hi == g_hi {
-                for j in 0..K {
-                    if TRACK {
-                        out[j] = out[j].max(gs[j] + gs[K + j]);
-                    }
-                    gs[j] += d[j];
-                }
+            let [g_add, g_max] = &mut groups[g];
+            // The range within the group, in slots from its start.
+            let (lo, hi) = (a.max(g * GROUP) - g * GROUP, b.min(g * GROUP + GROUP) - g * GROUP);
+            if lo == 0 && hi == GROUP {
+                out = vmax(out, vadd(*g_add, *g_max));
+                *g_add = vadd(*g_add, *d);
                 continue;
             }
-            let g_add: [i64; K] = std::array::from_fn(|j| gs[j]);
-            let (first_blk, last_blk) = (lo / BLOCK, (hi - 1) / BLOCK);
-            // Max over the touched blocks of block add + block max, before and after the add.
-            let (mut pre_g, mut post_g) = ([i64::MIN; K], [i64::MIN; K]);
-            for blk in first_blk..=last_blk {
-                let (b_lo, b_hi) = (blk * BLOCK, blk * BLOCK + BLOCK);
-                let (l2, h2) = (lo.max(b_lo), hi.min(b_hi));
-                let bs = &mut self.block[blk * 2 * K..(blk + 1) * 2 * K];
-                for j in 0..K {
-                    pre_g[j] = pre_g[j].max(bs[j] + bs[K + j]);
-                }
-                if l2 == b_lo && h2 == b_hi {
-                    for j in 0..K {
-                        if TRACK {
-                            out[j] = out[j].max(g_add[j] + bs[j] + bs[K + j]);
-                        }
-                        bs[j] += d[j];
-                        post_g[j] = post_g[j].max(bs[j] + bs[K + j]);
-                    }
-                    continue;
-                }
-                // The touched slots' max before the add: what `out` needs, and what decides
-                // whether the block's max must be rescanned. Reading first and adding after keeps
-                // both loops short and free of dependencies between slots.
-                let touched = &mut self.slot[l2 * K..h2 * K];
-                let mut pre = [i64::MIN; K];
-                for v in touched.chunks_exact(K) {
-                    for j in 0..K {
-                        pre[j] = pre[j].max(v[j]);
-                    }
-                }
-                for v in touched.chunks_exact_mut(K) {
-                    for j in 0..K {
-                        v[j] += d[j];
-                    }
-                }
-                if TRACK {
-                    for j in 0..K {
-                        out[j] = out[j].max(g_add[j] + bs[j] + pre[j]);
-                    }
-                }
-                if lowers_max(d, &pre, &bs[K..]) {
-                    let mut m = [i64::MIN; K];
-                    for v in self.slot[b_lo * K..b_hi * K].chunks_exact(K) {
-                        for j in 0..K {
-                            m[j] = m[j].max(v[j]);
-                        }
-                    }
-                    bs[K..].copy_from_slice(&m);
-                } else {
-                    for j in 0..K {
-                        bs[K + j] = bs[K + j].max(pre[j] + d[j]);
-                    }
-                }
-                for j in 0..K {
-                    post_g[j] = post_g[j].max(bs[j] + bs[K + j]);
-                }
-            }
-            if lowers_max(d, &pre_g, &self.group[g * 2 * K + K..(g + 1) * 2 * K]) {
-                let mut m = [i64::MIN; K];
-                let per_group = GROUP / BLOCK * 2 * K;
-                for bs in self.block[g * per_group..(g + 1) * per_group].chunks_exact(2 * K) {
-                    for j in 0..K {
-                        m[j] = m[j].max(bs[j] + bs[K + j]);
-                    }
-                }
-                self.group[g * 2 * K + K..(g + 1) * 2 * K].copy_from_slice(&m);
+            let (slots, blocks) = (&mut slots[g], &mut blocks[g]);
+            let (first, last) = (lo / BLOCK, (hi - 1) / BLOCK);
+            // Max over the touched slots, with their blocks' adds, before the add: what `out`
+            // needs, and what decides whether the group's max is rescanned.
+            let mut pre = if first == last {
+                add_part::<K, RAISE>(&mut slots[first], &mut blocks[first], lo % BLOCK, hi - first * BLOCK, d)
             } else {
-                let gm = &mut self.group[g * 2 * K + K..(g + 1) * 2 * K];
-                for j in 0..K {
-                    gm[j] = gm[j].max(post_g[j]);
-                }
+                let head = add_part::<K, RAISE>(&mut slots[first], &mut blocks[first], lo % BLOCK, BLOCK, d);
+                vmax(head, add_part::<K, RAISE>(&mut slots[last], &mut blocks[last], 0, hi - last * BLOCK, d))
+            };
+            for t in &mut blocks[(first + 1).min(last)..last] {
+                pre = vmax(pre, *t);
+                *t = vadd(*t, *d);
             }
+            out = vmax(out, vadd(*g_add, pre));
+            *g_max = if !RAISE && lowers_max(d, &pre, g_max) {
+                blocks.iter().fold([i64::MIN; K], |m, t| vmax(m, *t))
+            } else {
+                vmax(*g_max, vadd(pre, *d))
+            };
         }
+        out
     }
 
     /// Max over the union of `ranges` of the profile, per dimension (zero for no ranges).
     pub fn max_over(&self, ranges: &[SlotRange]) -> [i64; DIMS] {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl") {
+            // SAFETY: the CPU has AVX-512 F and VL, checked just above.
+            return unsafe { self.max_avx512(ranges) };
+        }
+        self.max_portable(ranges)
+    }
+
+    /// [`Self::max_portable`] compiled for AVX-512, as [`Self::add_avx512`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn max_avx512(&self, ranges: &[SlotRange]) -> [i64; DIMS] {
+        self.max_portable(ranges)
+    }
+
+    #[inline(always)]
+    fn max_portable(&self, ranges: &[SlotRange]) -> [i64; DIMS] {
         debug_assert!(well_formed(ranges));
         let span = self.span();
-        let inside = ranges.partition_point(|r| r.0 < span);
-        let mut out = [i64::MIN; DIMS];
+        let inside = &ranges[..ranges.partition_point(|r| r.0 < span)];
         // Slots beyond the stored span hold zero.
-        if ranges.last().is_none_or(|r| r.1 > span) {
-            out = [0; DIMS];
-        }
+        let mut out = if ranges.last().is_none_or(|r| r.1 > span) { [0; DIMS] } else { [i64::MIN; DIMS] };
         with_k!(self.k(), K => {
             let clip = |r: &SlotRange| (r.0 as usize, r.1.min(span) as usize);
-            for r in ranges[..inside].iter().take(PREFETCH_AHEAD) {
+            let mut m: [i64; K] = std::array::from_fn(|j| out[j]);
+            for r in inside {
                 let (a, b) = clip(r);
-                self.prefetch_range::<K>(a, b, false);
+                m = vmax(m, self.max_range::<K>(a, b));
             }
-            for (i, r) in ranges[..inside].iter().enumerate() {
-                if let Some(ahead) = ranges[..inside].get(i + PREFETCH_AHEAD) {
-                    let (a, b) = clip(ahead);
-                    self.prefetch_range::<K>(a, b, false);
-                }
-                let (a, b) = clip(r);
-                self.max_range::<K>(a, b, &mut out);
-            }
+            out[..K].copy_from_slice(&m);
         });
         self.expand(&out[..self.k()])
     }
 
-    fn max_range<const K: usize>(&self, a: usize, b: usize, out: &mut [i64; DIMS]) {
+    /// Max over slots `[a, b)`.
+    #[inline(always)]
+    fn max_range<const K: usize>(&self, a: usize, b: usize) -> [i64; K] {
+        let (slots, blocks, groups) = self.groups::<K>();
+        let mut out = [i64::MIN; K];
         for g in a / GROUP..=(b - 1) / GROUP {
-            let (g_lo, g_hi) = (g * GROUP, g * GROUP + GROUP);
-            let (lo, hi) = (a.max(g_lo), b.min(g_hi));
-            let gs = &self.group[g * 2 * K..(g + 1) * 2 * K];
-            let g_add: [i64; K] = std::array::from_fn(|j| gs[j]);
-            if lo == g_lo && hi == g_hi {
-                max_into::<K>(out, &g_add, &gs[K..]);
+            let [g_add, g_max] = &groups[g];
+            let (lo, hi) = (a.max(g * GROUP) - g * GROUP, b.min(g * GROUP + GROUP) - g * GROUP);
+            if lo == 0 && hi == GROUP {
+                out = vmax(out, vadd(*g_add, *g_max));
                 continue;
             }
-            for blk in lo / BLOCK..=(hi - 1) / BLOCK {
-                let (b_lo, b_hi) = (blk * BLOCK, blk * BLOCK + BLOCK);
-                let (l2, h2) = (lo.max(b_lo), hi.min(b_hi));
-                let bs = &self.block[blk * 2 * K..(blk + 1) * 2 * K];
-                let base: [i64; K] = std::array::from_fn(|j| g_add[j] + bs[j]);
-                if l2 == b_lo && h2 == b_hi {
-                    max_into::<K>(out, &base, &bs[K..]);
-                    continue;
-                }
-                for v in self.slot[l2 * K..h2 * K].chunks_exact(K) {
-                    max_into::<K>(out, &base, v);
-                }
+            let (slots, blocks) = (&slots[g], &blocks[g]);
+            let (first, last) = (lo / BLOCK, (hi - 1) / BLOCK);
+            let mut m = if first == last {
+                max_part(&slots[first], &blocks[first], lo % BLOCK, hi - first * BLOCK)
+            } else {
+                let head = max_part(&slots[first], &blocks[first], lo % BLOCK, BLOCK);
+                vmax(head, max_part(&slots[last], &blocks[last], 0, hi - last * BLOCK))
+            };
+            for t in &blocks[(first + 1).min(last)..last] {
+                m = vmax(m, *t);
             }
+            out = vmax(out, vadd(*g_add, m));
         }
+        out
     }
 
     /// The profile's value at one slot.
@@ -500,6 +573,27 @@ mod tests {
             }
             out
         })
+    }
+
+    proptest! {
+        /// The portable passes give what the dispatched ones (compiled for the CPU) give.
+        #[test]
+        fn portable_matches_dispatched(
+            ops in prop::collection::vec(
+                (wide_ranges_strategy(), prop::array::uniform8(-1000i64..1000), any::<bool>()),
+                1..24,
+            ),
+            queries in prop::collection::vec(wide_ranges_strategy(), 1..8),
+        ) {
+            let (mut fast, mut portable) = (CommittedProfile::default(), CommittedProfile::default());
+            for (ranges, delta, raise) in &ops {
+                let delta = if *raise { delta.map(i64::abs) } else { *delta };
+                prop_assert_eq!(fast.add_and_max(ranges, &delta), portable.add_portable(ranges, &delta));
+            }
+            for q in &queries {
+                prop_assert_eq!(fast.max_over(q), portable.max_portable(q));
+            }
+        }
     }
 
     proptest! {

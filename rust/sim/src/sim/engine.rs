@@ -105,7 +105,7 @@ impl<'a> Engine<'a> {
             events: EventQueue::with_capacity(1 << 16),
             nodes,
             rt: (0..jobs.len()).map(|_| None).collect(),
-            containers: Containers::with_capacity(1 << 16),
+            containers: Containers::new(),
             watch: Vec::new(),
             copies,
             reuse: if copies { ContainerReuse::None } else { cfg.container_reuse },

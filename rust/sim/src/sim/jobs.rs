@@ -6,6 +6,7 @@
 use crate::model::Job;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
+use tidal_core::allocation_table::AllocationTable;
 use tidal_core::ids::AllocationId;
 
 /// A running task container, or a straggler copy of one.
@@ -109,9 +110,10 @@ pub enum Started {
 
 /// The running containers of every job, and the pairing of tasks with their straggler copies.
 ///
-/// Keyed by the core's allocation ids, which are sequential: a fast hash suffices.
+/// Keyed by the core's allocation ids, which are sequential: the running ones sit in the core's
+/// table for such ids, the rarer pairs and kills in hash maps.
 pub struct Containers {
-    running: FxHashMap<AllocationId, RunningTask>,
+    running: AllocationTable<RunningTask>,
     /// A task and its straggler copy, each to the other.
     twins: FxHashMap<AllocationId, AllocationId>,
     /// Losers of a race, killed before their scheduled end.
@@ -119,9 +121,8 @@ pub struct Containers {
 }
 
 impl Containers {
-    pub fn with_capacity(capacity: usize) -> Containers {
-        let running = FxHashMap::with_capacity_and_hasher(capacity, Default::default());
-        Containers { running, twins: FxHashMap::default(), killed: FxHashSet::default() }
+    pub fn new() -> Containers {
+        Containers { running: AllocationTable::default(), twins: FxHashMap::default(), killed: FxHashSet::default() }
     }
 
     pub fn start(&mut self, alloc: AllocationId, task: RunningTask) {

@@ -5,12 +5,10 @@
 //! reads one entry, with no hashing or probing, and containers started together sit side by
 //! side. A container still running when the ids come round to its entry again moves to an
 //! ordinary map, which lookups consult only when it holds something. The ring doubles when half
-//! its entries are taken, so it holds at most four entries per allocation it keeps.
+//! its entries are taken and never shrinks, so it holds at most four entries per allocation
+//! live at its fullest.
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
-use rustc_hash::FxHasher;
+use rustc_hash::FxHashMap;
 
 use crate::ids::AllocationId;
 
@@ -26,14 +24,14 @@ pub struct AllocationTable<A> {
     /// power of two (or zero before the first insert).
     ring: Vec<Entry<A>>,
     /// Allocations whose entry a later id took.
-    overflow: HashMap<AllocationId, A, BuildHasherDefault<FxHasher>>,
+    overflow: FxHashMap<AllocationId, A>,
     /// Entries of `ring` taken.
     in_ring: usize,
 }
 
 impl<A> Default for AllocationTable<A> {
     fn default() -> Self {
-        AllocationTable { ring: Vec::new(), overflow: HashMap::default(), in_ring: 0 }
+        AllocationTable { ring: Vec::new(), overflow: FxHashMap::default(), in_ring: 0 }
     }
 }
 

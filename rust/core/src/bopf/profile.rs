@@ -202,6 +202,14 @@ fn max_part<const K: usize>(slots: &[[i64; K]; BLOCK], t: &[i64; K], l: usize, h
     vadd(vsub(*t, all), pre)
 }
 
+/// Whether the CPU has AVX-512 F and VL, which the passes' fast builds need (detected once, then
+/// cached by the standard library).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn has_avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl")
+}
+
 /// How many ranges ahead of the one being processed their memory is requested. One queue's
 /// windows lie a period apart, far beyond what the hardware prefetcher follows, so without this
 /// every window waits for its cache misses in turn.
@@ -326,7 +334,7 @@ impl CommittedProfile {
 
     fn add_impl(&mut self, ranges: &[SlotRange], delta: &[i64; DIMS]) -> [i64; DIMS] {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl") {
+        if has_avx512() {
             // SAFETY: the CPU has AVX-512 F and VL, checked just above.
             return unsafe { self.add_avx512(ranges, delta) };
         }
@@ -433,7 +441,7 @@ impl CommittedProfile {
     /// Max over the union of `ranges` of the profile, per dimension (zero for no ranges).
     pub fn max_over(&self, ranges: &[SlotRange]) -> [i64; DIMS] {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl") {
+        if has_avx512() {
             // SAFETY: the CPU has AVX-512 F and VL, checked just above.
             return unsafe { self.max_avx512(ranges) };
         }

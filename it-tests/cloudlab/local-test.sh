@@ -51,7 +51,7 @@ print(json.dumps({
     "ansible_ssh_common_args": "-o UserKnownHostsFile=%s/ssh/known_hosts" % os.environ["WORK"],
     "ansible_python_interpreter": "/usr/bin/python3",
     "run_id": "local", "results_dir": os.environ["RESULTS"],
-    "nm_memory_mb": 2048, "nm_vcores": 2, "start_timeout_s": 120,
+    "nm_memory_mb": 2048, "nm_vcores": 2, "start_timeout_s": 300,
     "workload_spec": os.environ["WORKLOAD"]}))' >"$work/extra-vars.json"
 
 export ANSIBLE_CONFIG=$here/ansible.cfg

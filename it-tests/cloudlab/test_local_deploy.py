@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -28,21 +29,46 @@ def run(tmp_path_factory):
     extra = ["-v"] if os.environ.get("CLOUDLAB_VERBOSE") else []
     try:
         p = subprocess.run([str(HERE / "local-test.sh"), str(results), *extra],
-                           env=dict(os.environ, CLOUDLAB_NODES=str(len(HOSTS))), timeout=900)
+                           env=dict(os.environ, CLOUDLAB_NODES=str(len(HOSTS))), timeout=900,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     except subprocess.TimeoutExpired:
         # Killed outright, the script could not take its hosts down.
         subprocess.run([str(HERE / "local-hosts.sh"), "down"], check=False)
         raise
-    return p.returncode, results / "local"
+    print(p.stdout)
+    return p.returncode, results / "local", p.stdout
+
+
+def why_it_failed(output, out, lines=12):
+    """What a failed run said: ansible's failed tasks and their messages, then each fetched
+    daemon log's last errors (the nodes' logs are fetched whatever failed), bounded so the
+    test's own failure message shows the cause."""
+    said = [line for line in output.splitlines()
+            if re.search(r"fatal:|FAILED!|failed:|local-test.sh:|local-hosts.sh:", line)]
+    found = ["ansible: " + line[:600] for line in said[-lines:]]
+    for log in sorted((out / "logs").glob("*/*.log")):
+        errors = [line for line in log.read_text(errors="replace").splitlines()
+                  if re.search(r" (ERROR|FATAL) |^[\w.$]+(Exception|Error)(: |$)", line)]
+        found += [f"{log.parent.name}/{log.name}: {line[:300]}" for line in errors[-4:]]
+    return "\n".join(found) or "(nothing: see the script's output above)"
+
+
+def deployed(run):
+    """The run's results, once the deployment test has failed on a failed run, skips instead:
+    the missing files would only repeat that failure and bury its message."""
+    rc, out, _ = run
+    if rc != 0:
+        pytest.skip("the deployment failed: see test_deploy_and_stop_succeed")
+    return out
 
 
 def test_deploy_and_stop_succeed(run):
-    rc, _ = run
-    assert rc == 0, "local-test.sh failed (its output is above)"
+    rc, out, output = run
+    assert rc == 0, f"local-test.sh exited with {rc}:\n{why_it_failed(output, out)}"
 
 
 def test_rm_saw_every_nodemanager(run):
-    _, out = run
+    out = deployed(run)
     nodes = json.loads((out / "nodes.json").read_text())["nodes"]["node"]
     # Each NodeManager registered from its own host, under that host's name.
     assert sorted((n["state"], n["nodeHostName"]) for n in nodes) == [
@@ -50,7 +76,7 @@ def test_rm_saw_every_nodemanager(run):
 
 
 def test_every_job_of_the_workload_ran_in_its_queue(run):
-    _, out = run
+    out = deployed(run)
     with open(out / "jobs.csv", newline="") as f:
         jobs = {row["job"]: row for row in csv.DictReader(f)}
     assert sorted(jobs) == sorted(j["name"] for j in WORKLOAD["jobs"])
@@ -70,7 +96,7 @@ def test_every_job_of_the_workload_ran_in_its_queue(run):
 
 
 def test_the_tez_ams_ran_on_the_workers_with_tez_and_tidal_replay_from_hdfs(run):
-    _, out = run
+    out = deployed(run)
     for app in json.loads((out / "apps.json").read_text())["apps"]["app"]:
         # The AM is the container that logged the app's one DAG, on one of the workers.
         dag = "dag_" + app["id"].removeprefix("application_") + "_1"
@@ -86,7 +112,7 @@ def test_the_tez_ams_ran_on_the_workers_with_tez_and_tidal_replay_from_hdfs(run)
 
 
 def test_every_hosts_logs_were_fetched(run):
-    _, out = run
+    _, out, _ = run
     logs = out / "logs"
     assert "ResourceManager" in (logs / "cl-node0" / "resourcemanager.log").read_text()
     assert "NameNode" in (logs / "cl-node0" / "namenode.log").read_text()
@@ -97,7 +123,7 @@ def test_every_hosts_logs_were_fetched(run):
 
 
 def test_tidal_sim_report_draws_the_run(run):
-    _, out = run
+    out = deployed(run)
     status = json.loads((out / "status.json").read_text())
     assert {"root." + j["queue"] for j in WORKLOAD["jobs"]} <= {q["name"] for q in status["queues"]}
     history = json.loads((out / "history.json").read_text())

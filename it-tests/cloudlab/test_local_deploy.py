@@ -9,7 +9,10 @@ import json
 import os
 import pathlib
 import re
+import signal
 import subprocess
+import sys
+import threading
 
 import pytest
 
@@ -27,16 +30,23 @@ def run(tmp_path_factory):
                     "run make cloudlab-local as root")
     results = tmp_path_factory.mktemp("cloudlab-results")
     extra = ["-v"] if os.environ.get("CLOUDLAB_VERBOSE") else []
-    try:
-        p = subprocess.run([str(HERE / "local-test.sh"), str(results), *extra],
-                           env=dict(os.environ, CLOUDLAB_NODES=str(len(HOSTS))), timeout=900,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    except subprocess.TimeoutExpired:
+    # The output is passed on as it comes (make cloudlab-local shows a long run live) and kept
+    # for the failure message.
+    output = []
+    with subprocess.Popen([str(HERE / "local-test.sh"), str(results), *extra],
+                          env=dict(os.environ, CLOUDLAB_NODES=str(len(HOSTS))),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as p:
+        deadline = threading.Timer(900, p.kill)
+        deadline.start()
+        for line in p.stdout:
+            sys.stdout.write(line)
+            output.append(line)
+        deadline.cancel()
+    if p.returncode == -signal.SIGKILL:
         # Killed outright, the script could not take its hosts down.
         subprocess.run([str(HERE / "local-hosts.sh"), "down"], check=False)
-        raise
-    print(p.stdout)
-    return p.returncode, results / "local", p.stdout
+        pytest.fail("local-test.sh took more than 900 s and was killed")
+    return p.returncode, results / "local", "".join(output)
 
 
 def why_it_failed(output, out, lines=12):

@@ -30,12 +30,17 @@ export HADOOP_HOME JAVA_HOME HADOOP_CONF_DIR
 export HADOOP_COMMON_HOME=$HADOOP_HOME HADOOP_HDFS_HOME=$HADOOP_HOME
 export HADOOP_YARN_HOME=$HADOOP_HOME HADOOP_MAPRED_HOME=$HADOOP_HOME
 
+# Each file is written aside and renamed into place: a daemon this node started a moment before
+# (its DataNode, when the NodeManager starts next) may still be reading them, and must see a whole
+# file, never one being rewritten.
 render_conf() {
   mkdir -p "$HADOOP_CONF_DIR" "$NODE_DIR/logs" "$CLUSTER_DIR"
   for f in "$HADOOP_HOME"/etc/hadoop/*; do
+    out=$HADOOP_CONF_DIR/$(basename "$f")
     sed -e "s|@CLUSTER_DIR@|$CLUSTER_DIR|g" -e "s|@NODE_DIR@|$NODE_DIR|g" -e "s|@CONF_DIR@|$HADOOP_CONF_DIR|g" \
       -e "s|@NM_MEMORY_MB@|$NM_MEMORY_MB|g" -e "s|@NM_VCORES@|$NM_VCORES|g" -e "s|@NM_GPUS@|$NM_GPUS|g" \
-      "$f" >"$HADOOP_CONF_DIR/$(basename "$f")"
+      "$f" >"$out.$$.tmp"
+    mv -f "$out.$$.tmp" "$out"
   done
 }
 

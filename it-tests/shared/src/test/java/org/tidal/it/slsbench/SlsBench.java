@@ -25,11 +25,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Arguments: line, CSV file, work directory, simulated seconds, warm-up seconds, the scales as a
  * space-separated list, the traces likewise. System properties: {@code sls.bench.schedulers}
  * (name=class,... of this line; tidal, fair and capacity have their queue files here), {@code
- * sls.bench.jvm} (flags of the SLS JVMs), {@code it.sls.dir} (it-tests/sls: core-site.xml, the
- * metrics2 sink and log4j) and {@code sls.bench.metrics}: whether SLS keeps its own scheduler
- * metrics (per-queue gauges, CSV reporter, web view; then {@code it.sls.web} names its page
- * templates). Off where the line allows, as the probe measures; Hadoop 2.7's scheduler wrapper
- * fails on the first event without them.
+ * sls.bench.jvm} (flags of the SLS JVMs), {@code sls.bench.am} (this line's SLS AM class), {@code
+ * it.sls.dir} (it-tests/sls: core-site.xml, the metrics2 sink and log4j) and {@code
+ * sls.bench.metrics}: whether SLS keeps its own scheduler metrics (per-queue gauges, CSV reporter,
+ * web view; then {@code it.sls.web} names its page templates). Off where the line allows, as the
+ * probe measures; Hadoop 2.7's scheduler wrapper fails on the first event without them.
  */
 public final class SlsBench {
   static final List<String> COLUMNS =
@@ -152,6 +152,8 @@ public final class SlsBench {
     cmd.add("-Xmx" + Math.max(1536, nodes * 3 / 5) + "m");
     cmd.add("-XX:+UseParallelGC");
     cmd.add("-Dsls.web.port=0");
+    // Hadoop 3's AM reads its job's start time from the trace (TraceTimedMrAmSimulator).
+    cmd.add("-Dsls.bench.trace=" + input.resolve("trace.json"));
     List<String> classPath =
         new ArrayList<>(
             List.of(runDir.resolve("conf").toString(), System.getProperty("it.sls.dir")));

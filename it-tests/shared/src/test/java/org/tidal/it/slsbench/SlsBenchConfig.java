@@ -68,13 +68,25 @@ final class SlsBenchConfig {
             + prop("yarn.sls.nm.vcores", SlsBenchTrace.NODE_VCORES)
             + prop("yarn.sls.nm.heartbeat.interval.ms", 1000)
             + prop("yarn.sls.am.heartbeat.interval.ms", 1000)
-            + prop("yarn.sls.am.type.mapreduce", ProbedMrAmSimulator.class.getName())
+            + prop("yarn.sls.am.type.mapreduce", amClass())
             + prop("yarn.sls.container.memory.mb", SlsBenchTrace.CONTAINER_MB)
             + prop("yarn.sls.container.vcores", 1)
             + prop("yarn.sls.metrics.switch", SlsBench.slsMetrics());
     xml(dir.resolve("yarn-site.xml"), "configuration", site);
     // Hadoop 3's SLS builds the RM's configuration from sls-runner.xml alone.
     xml(dir.resolve("sls-runner.xml"), "configuration", runner + site);
+  }
+
+  /**
+   * The line's AM ({@code sls.bench.am}): {@link ProbedMrAmSimulator}, or on Hadoop 3 its subclass
+   * that keeps the trace's job start times.
+   */
+  private static String amClass() {
+    String am = System.getProperty("sls.bench.am", "");
+    if (am.isEmpty()) {
+      throw new IllegalStateException("system property sls.bench.am must name this line's SLS AM");
+    }
+    return am;
   }
 
   /**

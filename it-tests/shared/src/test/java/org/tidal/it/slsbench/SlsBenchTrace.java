@@ -88,8 +88,9 @@ final class SlsBenchTrace {
   }
 
   /**
-   * The trace's time origin and its job ids' job tracker start: 0, because Hadoop 3.4's SLS takes
-   * Rumen submit times as they are (2.7's subtracts the first job's).
+   * The trace's time origin and its job ids' job tracker start: 0, so that submit times are start
+   * times on both lines (2.7's SLS subtracts the first job's; on 3.4 the benchmark's AM starts at
+   * its job's submit time, TraceTimedMrAmSimulator).
    */
   private static final long ORIGIN_MS = 0;
 

@@ -26,7 +26,6 @@ import org.tidal.it.slsbench.ProbedMrAmSimulator;
  */
 public class TraceTimedMrAmSimulator extends ProbedMrAmSimulator {
   private static final String TRACE_PROPERTY = "sls.bench.trace";
-  private static volatile Map<String, Long> submitMs;
 
   @Override
   public void init(
@@ -38,7 +37,7 @@ public class TraceTimedMrAmSimulator extends ProbedMrAmSimulator {
       long heartbeatInterval,
       Map<ApplicationId, AMSimulator> appIdToAMSim) {
     super.init(amDef, rm, slsRunner, tracked, baselineTimeMS, heartbeatInterval, appIdToAMSim);
-    Long start = submitTimes().get(amDef.getOldAppId());
+    Long start = SubmitTimes.BY_JOB.get(amDef.getOldAppId());
     if (start == null) {
       throw new IllegalStateException(
           "job "
@@ -49,21 +48,11 @@ public class TraceTimedMrAmSimulator extends ProbedMrAmSimulator {
     // As AMSimulator.init times it, from the trace's start instead of 0.
     init(start, start + 1_000_000L * heartbeatInterval, heartbeatInterval);
     traceStartTimeMS = start;
-    traceFinishTimeMS = start + amDef.getJobFinishTime() - amDef.getJobStartTime();
   }
 
-  private static Map<String, Long> submitTimes() {
-    Map<String, Long> times = submitMs;
-    if (times == null) {
-      synchronized (TraceTimedMrAmSimulator.class) {
-        times = submitMs;
-        if (times == null) {
-          times = read(System.getProperty(TRACE_PROPERTY));
-          submitMs = times;
-        }
-      }
-    }
-    return times;
+  /** The trace's submit times by job id, read on first use (the holder's initialisation). */
+  private static final class SubmitTimes {
+    static final Map<String, Long> BY_JOB = read(System.getProperty(TRACE_PROPERTY));
   }
 
   private static Map<String, Long> read(String trace) {

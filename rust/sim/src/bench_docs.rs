@@ -17,7 +17,7 @@
 //! page ([`crate::marked_blocks`]) are rendered from there. Every target of the table is a row:
 //! a target whose figure a file lacks is an error naming the file, never an empty cell.
 
-use crate::fidelity_docs::read_csv;
+use crate::fidelity_docs::{read_csv, same_dir};
 use crate::marked_blocks;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -278,10 +278,15 @@ pub fn import_criterion(criterion: &Path, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Copies a run's [`kept_files`] from `run` into `results`, after checking they load.
+/// Copies a run's [`kept_files`] from `run` into `results`, after checking they load. A run
+/// that already is `results` (regenerating the tables from the committed files) is left as it
+/// is: copying a file onto itself truncates it.
 pub fn import_run(run: &Path, results: &Path) -> Result<()> {
     BenchResults::load(run)?;
     std::fs::create_dir_all(results).with_context(|| format!("cannot create {}", results.display()))?;
+    if same_dir(run, results) {
+        return Ok(());
+    }
     for (f, _) in kept_files() {
         let (from, to) = (run.join(&f), results.join(&f));
         std::fs::copy(&from, &to).with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;

@@ -334,11 +334,22 @@ pub fn check_files(results: &Path, docs: &Path) -> Result<()> {
 /// and the run's `fidelity.md`. Plots and each set-up's run directory stay behind.
 pub const KEPT: &[&str] = &["paper.csv", "checks.csv", "report.txt"];
 
+/// Whether `a` and `b` name the same existing directory: a run imported into itself (tables
+/// regenerated from the committed files) must not be copied, since copying a file onto itself
+/// truncates it.
+pub(crate) fn same_dir(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+}
+
 /// Copies the [`KEPT`] files of the run in `run` into `results`, replacing what was there; an
-/// experiment `results` has that the run lacks loses its files. Returns the experiments copied.
+/// experiment `results` has that the run lacks loses its files. Returns the experiments copied
+/// (none when `run` is `results`).
 pub fn import_run(run: &Path, results: &Path) -> Result<Vec<String>> {
     let fresh = Results::load(run)?;
     std::fs::create_dir_all(results).with_context(|| format!("cannot create {}", results.display()))?;
+    if same_dir(run, results) {
+        return Ok(Vec::new());
+    }
     if let Ok(old) = Results::load(results) {
         for name in old.experiments.keys().filter(|n| !fresh.experiments.contains_key(*n)) {
             for f in KEPT {

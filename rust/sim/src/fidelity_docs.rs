@@ -342,13 +342,13 @@ pub(crate) fn same_dir(a: &Path, b: &Path) -> bool {
 }
 
 /// Copies the [`KEPT`] files of the run in `run` into `results`, replacing what was there; an
-/// experiment `results` has that the run lacks loses its files. Returns the experiments copied
-/// (none when `run` is `results`).
+/// experiment `results` has that the run lacks loses its files. Returns the run's experiments,
+/// which `results` now holds (already held, when `run` is `results`).
 pub fn import_run(run: &Path, results: &Path) -> Result<Vec<String>> {
     let fresh = Results::load(run)?;
     std::fs::create_dir_all(results).with_context(|| format!("cannot create {}", results.display()))?;
     if same_dir(run, results) {
-        return Ok(Vec::new());
+        return Ok(fresh.experiments.into_keys().collect());
     }
     if let Ok(old) = Results::load(results) {
         for name in old.experiments.keys().filter(|n| !fresh.experiments.contains_key(*n)) {

@@ -36,3 +36,28 @@ fn every_experiment_has_committed_results() {
     let md = std::fs::read_to_string(docs().join("results/fidelity.md")).expect("the run's fidelity.md");
     assert!(md.contains("Scale: full"), "the committed results are not a full-scale run");
 }
+
+#[test]
+fn importing_the_results_into_themselves_keeps_them() {
+    let committed = docs().join("results");
+    let res = Results::load(&committed).expect("committed results");
+    let dir = std::env::temp_dir().join(format!("tidal-fidelity-docs-{}", std::process::id()));
+    let mut files = vec![PathBuf::from("fidelity.md")];
+    for name in res.experiments.keys() {
+        std::fs::create_dir_all(dir.join(name)).expect("a scratch directory");
+        files.extend(fidelity_docs::KEPT.iter().map(|f| PathBuf::from(name).join(f)));
+    }
+    for f in &files {
+        std::fs::copy(committed.join(f), dir.join(f)).expect("a committed result");
+    }
+    // Through another spelling of the same directory too.
+    for run in [dir.clone(), dir.join(".")] {
+        let held = fidelity_docs::import_run(&run, &dir).expect("import");
+        assert_eq!(held, res.experiments.keys().cloned().collect::<Vec<_>>());
+        for f in &files {
+            let (got, want) = (std::fs::read(dir.join(f)).unwrap(), std::fs::read(committed.join(f)).unwrap());
+            assert!(got == want, "{} changed by importing its directory into itself", f.display());
+        }
+    }
+    std::fs::remove_dir_all(&dir).expect("scratch removed");
+}

@@ -68,6 +68,7 @@ await_health() {
     fi
     if ((SECONDS > deadline)); then
       health || true
+      if declare -F unhealthy_evidence >/dev/null; then unhealthy_evidence; fi
       die "the cluster did not become healthy within ${1:-120} s; see: cluster.sh logs DEST"
     fi
     sleep 0.5
@@ -237,6 +238,29 @@ compose() {
   "${c[@]}" -p tidal -f "$repo/docker/docker-compose.yml" "$@"
 }
 
+# Every container of the cluster runs; otherwise how the first stopped one ended (its exit code,
+# whether the kernel's OOM killer ended it) and the end of its output, so a CI log shows why.
+docker_alive() {
+  local host state
+  for host in "$RM" "${NMS[@]}"; do
+    state=$(docker inspect -f '{{.State.Status}} exit={{.State.ExitCode}} oom={{.State.OOMKilled}}' "$host" 2>&1) || true
+    [[ $state == running* ]] && continue
+    echo "cluster.sh: container $host is not running ($state); end of its output:" >&2
+    docker logs --tail 30 "$host" 2>&1 | cut -c1-400 >&2 || true
+    return 1
+  done
+}
+
+# What a start that timed out leaves to go on: the RM's last lines and the host's memory and disk.
+docker_unhealthy_evidence() {
+  echo "cluster.sh: end of $RM's output:" >&2
+  docker logs --tail 40 "$RM" 2>&1 | cut -c1-400 >&2 || true
+  echo "cluster.sh: the RM's REST from inside the cluster's network:" \
+    "$(docker exec tidal-client bash -c 'exec 3<>/dev/tcp/tidal-rm/8088 && echo port 8088 open' 2>&1 | tail -1)" >&2
+  free -m >&2 || true
+  df -h "$(docker info -f '{{.DockerRootDir}}' 2>/dev/null || echo /)" >&2 || true
+}
+
 # The same files as ns_logs: each daemon's output as <role>.log, beside its container logs.
 docker_logs() {
   local dest=$1 host role
@@ -271,6 +295,8 @@ case $backend/$cmd in
   docker/start)
     t0=$SECONDS
     compose up -d
+    alive() { docker_alive; }
+    unhealthy_evidence() { docker_unhealthy_evidence; }
     await_health "${CLUSTER_START_TIMEOUT:-180}"
     echo "docker cluster up in $((SECONDS - t0)) s"
     echo "ResourceManager UI and REST: http://$(rm_address):8088  Tidal REST: http://$(rm_address):8089/ws/v1/tidal/queues"
@@ -285,6 +311,8 @@ case $backend/$cmd in
   docker/restart-rm)
     # SIGTERM, then the same container again: its state store is on the shared volume.
     compose restart -t 30 "$RM"
+    alive() { docker_alive; }
+    unhealthy_evidence() { docker_unhealthy_evidence; }
     await_health "${CLUSTER_START_TIMEOUT:-180}"
     ;;
   docker/partition | docker/heal) die "$cmd runs on the namespace cluster only" ;;
